@@ -1,0 +1,47 @@
+/* The applet interface.  Each applets/NAME.c defines
+ *     const struct applet applet_NAME = { ... };
+ * and the Makefile generates the table from the file names, so adding an
+ * applet touches no shared file. */
+#ifndef TPMBOX_APPLET_H
+#define TPMBOX_APPLET_H
+
+#include "err.h"
+
+struct tpm;
+
+/* Options shared by every applet (parsed by main.c, before or after the
+ * applet name). */
+struct globals {
+	const char *tcti;	/* -T / --tcti, NULL: environment, then device */
+	int timeout_s;		/* --timeout, default 120 */
+	int trace;		/* --trace or TPMBOX_TRACE=1 */
+};
+
+struct ctx {
+	const char *name;	/* applet name for messages */
+	const struct globals *g;
+	struct tpm *tpm;	/* opened by ctx_tpm() on first use */
+	struct tberr e;
+};
+
+struct applet {
+	const char *name;
+	const char *summary;	/* one line for --list */
+	const char *usage;	/* full -h text (first line: usage) */
+	int (*main)(struct ctx *c, int argc, char **argv);
+};
+
+/* Open the TPM chosen by -T / TPMBOX_TCTI / TPM2TOOLS_TCTI / default device.
+ * NULL on failure (c->e set). */
+struct tpm *ctx_tpm(struct ctx *c);
+/* Print "tpmbox APPLET: msg" (+ hint) from c->e and return its code. */
+int ctx_fail(struct ctx *c);
+/* Report a usage error (exit 2) with a printf message. */
+int ctx_usage(struct ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print the applet's help text to stdout; returns 0. */
+int ctx_help(struct ctx *c, const struct applet *a);
+/* Common -h/--help check for applets: nonzero when argv asks for help. */
+int wants_help(int argc, char **argv);
+
+#endif

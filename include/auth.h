@@ -1,0 +1,26 @@
+/* The AUTH grammar shared by every applet that takes a secret:
+ *   str:TEXT   the bytes of TEXT (visible in ps: unsafe, for compatibility)
+ *   hex:HEX    bytes in hex
+ *   file:PATH  the file's bytes exactly (no newline stripping)
+ *   file:-     standard input
+ *   env:VAR    the value of environment variable VAR
+ * A value without a prefix is taken as str:, as tpm2-tools does. */
+#ifndef TPMBOX_AUTH_H
+#define TPMBOX_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define AUTH_MAX 64
+
+struct authval {
+	uint8_t v[AUTH_MAX];
+	size_t n;
+};
+
+int auth_parse(const char *spec, struct authval *a, struct tberr *e);
+void auth_wipe(struct authval *a);
+
+#endif

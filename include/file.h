@@ -1,0 +1,28 @@
+/* Files: atomic output, bounded input. */
+#ifndef TPMBOX_FILE_H
+#define TPMBOX_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+enum {
+	OUT_FORCE = 1,		/* replace an existing file */
+	OUT_SECRET = 2,		/* mode 0600 (else 0644 less umask) */
+};
+
+/* Write data atomically to path: a temp file in the same directory,
+ * write, fsync, rename, fsync the directory.  An existing file is kept
+ * unless OUT_FORCE.  "-" writes to stdout.  On failure the old file (or
+ * none) remains. */
+int file_write_atomic(const char *path, const void *data, size_t n,
+		      int flags, struct tberr *e);
+/* Read a whole file ("-" = stdin) of at most max bytes into a malloc'd
+ * buffer.  Exit 6 when missing, 3 on I/O error, 2 when too large. */
+int file_read(const char *path, size_t max, uint8_t **data, size_t *n,
+	      struct tberr *e);
+/* Write all of p to fd (EINTR-safe); -1 on error. */
+int write_all(int fd, const void *p, size_t n);
+
+#endif

@@ -1,0 +1,88 @@
+/* One TPM 2.0 command round trip: header, handles, authorization area,
+ * parameters; response checked in the order size, tag, rc, handles,
+ * parameters, authorizations, nothing left over. */
+#ifndef TPMBOX_TPM2_CMD_H
+#define TPMBOX_TPM2_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "err.h"
+#include "transport.h"
+
+#define TPM_BUF_SIZE 8192
+
+struct tpm2_call;
+
+/* Trace hook (set by the applet side; lib/ never prints).  dir is '>' for
+ * a command, '<' for a response; bytes already masked. */
+typedef void (*tpm_trace_fn)(char dir, uint32_t cc, const uint8_t *p,
+			     size_t n);
+
+struct tpm {
+	struct xport x;
+	struct tberr *e;
+	tpm_trace_fn trace;
+	unsigned ncmds;		/* commands sent, for bench and tests */
+	uint8_t cmd[TPM_BUF_SIZE];
+	uint8_t rsp[TPM_BUF_SIZE];
+};
+
+/* An authorization for one handle: a password (handle TPM2_RS_PW) or a
+ * session whose hooks build and check the HMAC (lib/tpm2/session.c). */
+struct tpm2_auth {
+	uint32_t handle;
+	const uint8_t *pw;
+	size_t pwlen;
+	void *sess;
+	/* Encrypt the first parameter if the session asks to (phase 0),
+	 * then write this session's command auth (phase 1). */
+	int (*cmd_auth)(void *sess, struct tpm2_call *c, int phase,
+			struct tb *out, struct tberr *e);
+	/* Check this session's response auth (nonce, attrs, hmac already
+	 * read into in) and decrypt the first response parameter. */
+	int (*rsp_auth)(void *sess, struct tpm2_call *c, struct tb *in,
+			struct tberr *e);
+};
+
+struct tpm2_name {
+	const uint8_t *p;
+	size_t n;
+};
+
+struct tpm2_call {
+	uint32_t cc;
+	int nh;			/* handles in the command */
+	uint32_t h[3];
+	struct tpm2_name name[3];	/* their names, for cpHash */
+	int na;			/* authorizations (0 = no sessions) */
+	struct tpm2_auth *auth[3];
+	uint8_t *params;	/* marshalled parameters (may be encrypted in
+				 * place by a session) */
+	size_t plen;
+	int nrh;		/* handles in the response (0 or 1) */
+	/* results */
+	uint32_t rh;
+	uint32_t rc;
+	uint8_t *rparams;	/* response parameters, inside tpm->rsp */
+	size_t rplen;
+};
+
+/* Open the TPM named by conf (see xport_open).  Returns 0 or an exit code;
+ * *out is allocated on success. */
+int tpm_open(struct tpm **out, const char *conf, int timeout_s,
+	     struct tberr *e);
+void tpm_close(struct tpm *t);
+
+/* Run one command.  Returns 0, or an exit code with t->e set to
+ * "TPM2_Name: TPM_RC_X: sentence" (e->rc holds the code). */
+int tpm2_call(struct tpm *t, struct tpm2_call *c);
+/* Password authorization helper. */
+void tpm2_auth_pw(struct tpm2_auth *a, const uint8_t *pw, size_t n);
+/* Wipe the command and response buffers (after secrets crossed them). */
+void tpm_wipe(struct tpm *t);
+/* Name of a command code, "TPM2_PCR_Extend". */
+const char *tpm2_cc_name(uint32_t cc);
+
+#endif

@@ -1,0 +1,64 @@
+/* PCR selections (tpm2-tools grammar), bank discovery, read and extend. */
+#ifndef TPMBOX_TPM2_PCR_H
+#define TPMBOX_TPM2_PCR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "err.h"
+#include "tpm2/constants.h"
+
+struct tpm;
+
+struct pcr_sel {
+	int n;			/* banks, in the order given */
+	int all;		/* the string was "all": every allocated bank */
+	struct {
+		uint16_t alg;
+		uint32_t mask;	/* bit i = PCR i */
+		int all;	/* "bank:all" */
+	} b[TPM2_MAX_BANKS];
+};
+
+struct pcr_val {
+	uint16_t alg;
+	uint8_t idx;
+	uint8_t len;
+	uint8_t d[TPM2_MAX_DIGEST];
+};
+
+struct pcr_vals {
+	int n;
+	struct pcr_val v[TPM2_MAX_BANKS * 32];
+};
+
+/* Bank names: "sha1" "sha256" "sha384" "sha512" "sm3_256". */
+const char *alg_name(uint16_t alg);
+/* Name or number (0x000b) -> alg; 0 when unknown. */
+uint16_t alg_from_name(const char *s);
+
+/* Parse "sha256:0,1,2+sha1:7", ranges "0-7", "sha256:all", "all".
+ * Grammar only (exit 2 on errors); indices < 32. */
+int pcr_sel_parse(const char *s, struct pcr_sel *sel, struct tberr *e);
+/* Check against the TPM's allocated banks and PCR count, and expand
+ * "all".  Exit 2 naming an unknown or unallocated bank or a bad index. */
+int pcr_sel_resolve(struct pcr_sel *sel, const struct pcr_sel *alloc,
+		    unsigned npcrs, struct tberr *e);
+/* TPML_PCR_SELECTION with sizeofSelect = 3 (24 PCRs) or 4 when needed. */
+void pcr_sel_marshal(struct tb *b, const struct pcr_sel *sel);
+/* Count of selected PCRs. */
+int pcr_sel_count(const struct pcr_sel *sel);
+
+/* Allocated banks (TPM_CAP_PCRS; a bank with an empty selection is not
+ * allocated) and the PCR count (TPM_PT_PCR_COUNT). */
+int tpm2_pcr_banks(struct tpm *t, struct pcr_sel *alloc, unsigned *npcrs);
+/* Read every selected PCR; values come back in selection order (banks as
+ * given, indices ascending). */
+int tpm2_pcr_read(struct tpm *t, const struct pcr_sel *sel,
+		  struct pcr_vals *out);
+/* Extend one PCR with one digest per bank (TPM2_PCR_Extend). */
+int tpm2_pcr_extend(struct tpm *t, unsigned pcr, int n,
+		    const uint16_t *algs, const uint8_t (*digests)[64]);
+
+#endif

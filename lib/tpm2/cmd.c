@@ -1,0 +1,340 @@
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tpm2/cmd.h"
+#include "tpm2/constants.h"
+#include "tpm2/rc.h"
+
+#define MAX_RETRIES 12
+
+static const struct {
+	uint32_t cc;
+	const char *name;
+} ccnames[] = {
+	{TPM2_CC_NV_UndefineSpaceSpecial, "TPM2_NV_UndefineSpaceSpecial"},
+	{TPM2_CC_EvictControl, "TPM2_EvictControl"},
+	{TPM2_CC_HierarchyControl, "TPM2_HierarchyControl"},
+	{TPM2_CC_NV_UndefineSpace, "TPM2_NV_UndefineSpace"},
+	{TPM2_CC_Clear, "TPM2_Clear"},
+	{TPM2_CC_ClearControl, "TPM2_ClearControl"},
+	{TPM2_CC_HierarchyChangeAuth, "TPM2_HierarchyChangeAuth"},
+	{TPM2_CC_NV_DefineSpace, "TPM2_NV_DefineSpace"},
+	{TPM2_CC_CreatePrimary, "TPM2_CreatePrimary"},
+	{TPM2_CC_NV_Increment, "TPM2_NV_Increment"},
+	{TPM2_CC_NV_SetBits, "TPM2_NV_SetBits"},
+	{TPM2_CC_NV_Extend, "TPM2_NV_Extend"},
+	{TPM2_CC_NV_Write, "TPM2_NV_Write"},
+	{TPM2_CC_NV_WriteLock, "TPM2_NV_WriteLock"},
+	{TPM2_CC_DictionaryAttackLockReset, "TPM2_DictionaryAttackLockReset"},
+	{TPM2_CC_DictionaryAttackParameters,
+	 "TPM2_DictionaryAttackParameters"},
+	{TPM2_CC_PCR_Extend, "TPM2_PCR_Extend"},
+	{TPM2_CC_SelfTest, "TPM2_SelfTest"},
+	{TPM2_CC_Startup, "TPM2_Startup"},
+	{TPM2_CC_Shutdown, "TPM2_Shutdown"},
+	{TPM2_CC_NV_Read, "TPM2_NV_Read"},
+	{TPM2_CC_NV_ReadLock, "TPM2_NV_ReadLock"},
+	{TPM2_CC_ObjectChangeAuth, "TPM2_ObjectChangeAuth"},
+	{TPM2_CC_PolicySecret, "TPM2_PolicySecret"},
+	{TPM2_CC_Create, "TPM2_Create"},
+	{TPM2_CC_Load, "TPM2_Load"},
+	{TPM2_CC_Quote, "TPM2_Quote"},
+	{TPM2_CC_Sign, "TPM2_Sign"},
+	{TPM2_CC_Unseal, "TPM2_Unseal"},
+	{TPM2_CC_ContextLoad, "TPM2_ContextLoad"},
+	{TPM2_CC_ContextSave, "TPM2_ContextSave"},
+	{TPM2_CC_FlushContext, "TPM2_FlushContext"},
+	{TPM2_CC_LoadExternal, "TPM2_LoadExternal"},
+	{TPM2_CC_NV_ReadPublic, "TPM2_NV_ReadPublic"},
+	{TPM2_CC_PolicyAuthorize, "TPM2_PolicyAuthorize"},
+	{TPM2_CC_ReadPublic, "TPM2_ReadPublic"},
+	{TPM2_CC_StartAuthSession, "TPM2_StartAuthSession"},
+	{TPM2_CC_VerifySignature, "TPM2_VerifySignature"},
+	{TPM2_CC_GetCapability, "TPM2_GetCapability"},
+	{TPM2_CC_GetRandom, "TPM2_GetRandom"},
+	{TPM2_CC_Hash, "TPM2_Hash"},
+	{TPM2_CC_PCR_Read, "TPM2_PCR_Read"},
+	{TPM2_CC_PolicyPCR, "TPM2_PolicyPCR"},
+	{TPM2_CC_PolicyRestart, "TPM2_PolicyRestart"},
+	{TPM2_CC_PolicyAuthValue, "TPM2_PolicyAuthValue"},
+	{TPM2_CC_PolicyPassword, "TPM2_PolicyPassword"},
+	{TPM2_CC_PolicyGetDigest, "TPM2_PolicyGetDigest"},
+	{TPM2_CC_PolicyCommandCode, "TPM2_PolicyCommandCode"},
+	{TPM2_CC_CreateLoaded, "TPM2_CreateLoaded"},
+};
+
+const char *tpm2_cc_name(uint32_t cc)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ccnames) / sizeof(ccnames[0]); i++)
+		if (ccnames[i].cc == cc)
+			return ccnames[i].name;
+	return "TPM2 command";
+}
+
+/* Commands whose parameters carry secrets: masked in traces. */
+static int sensitive_cmd(uint32_t cc)
+{
+	switch (cc) {
+	case TPM2_CC_Create:
+	case TPM2_CC_CreatePrimary:
+	case TPM2_CC_CreateLoaded:
+	case TPM2_CC_HierarchyChangeAuth:
+	case TPM2_CC_NV_DefineSpace:
+	case TPM2_CC_NV_Write:
+	case TPM2_CC_ObjectChangeAuth:
+		return 1;
+	}
+	return 0;
+}
+
+static int sensitive_rsp(uint32_t cc)
+{
+	return cc == TPM2_CC_Unseal || cc == TPM2_CC_NV_Read ||
+	       cc == TPM2_CC_GetRandom;
+}
+
+int tpm_open(struct tpm **out, const char *conf, int timeout_s,
+	     struct tberr *e)
+{
+	struct tpm *t = calloc(1, sizeof(*t));
+	int rc;
+
+	*out = NULL;
+	if (!t)
+		return err_set(e, EX_FAIL, "out of memory");
+	t->e = e;
+	rc = xport_open(&t->x, conf, timeout_s, e);
+	if (rc) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void tpm_wipe(struct tpm *t)
+{
+	explicit_bzero(t->cmd, sizeof(t->cmd));
+	explicit_bzero(t->rsp, sizeof(t->rsp));
+}
+
+void tpm_close(struct tpm *t)
+{
+	if (!t)
+		return;
+	xport_close(&t->x);
+	tpm_wipe(t);
+	free(t);
+}
+
+void tpm2_auth_pw(struct tpm2_auth *a, const uint8_t *pw, size_t n)
+{
+	memset(a, 0, sizeof(*a));
+	a->handle = TPM2_RS_PW;
+	a->pw = pw;
+	a->pwlen = n;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+/* Trace a buffer with the byte range [from, from+n) replaced by zeros. */
+static void trace_masked(struct tpm *t, char dir, uint32_t cc,
+			 const uint8_t *p, size_t len, size_t from, size_t n)
+{
+	uint8_t copy[TPM_BUF_SIZE];
+
+	if (!t->trace || len > sizeof(copy))
+		return;
+	memcpy(copy, p, len);
+	if (from < len) {
+		if (n > len - from)
+			n = len - from;
+		memset(copy + from, 0, n);
+	}
+	t->trace(dir, cc, copy, len);
+	explicit_bzero(copy, len);
+}
+
+static int build(struct tpm *t, struct tpm2_call *c, struct tb *b,
+		 size_t *auth_at, size_t *auth_len)
+{
+	size_t size_at, asz;
+	int i, rc;
+
+	tb_init(b, t->cmd, sizeof(t->cmd));
+	tb_put_u16(b, c->na ? TPM2_ST_SESSIONS : TPM2_ST_NO_SESSIONS);
+	size_at = tb_reserve32(b);
+	tb_put_u32(b, c->cc);
+	for (i = 0; i < c->nh; i++)
+		tb_put_u32(b, c->h[i]);
+	/* Parameter encryption happens before any HMAC is computed. */
+	for (i = 0; i < c->na; i++)
+		if (c->auth[i]->cmd_auth &&
+		    (rc = c->auth[i]->cmd_auth(c->auth[i]->sess, c, 0, NULL,
+					       t->e)))
+			return rc;
+	*auth_at = b->len;
+	*auth_len = 0;
+	if (c->na) {
+		asz = tb_reserve32(b);
+		for (i = 0; i < c->na; i++) {
+			struct tpm2_auth *a = c->auth[i];
+
+			if (a->cmd_auth) {
+				if ((rc = a->cmd_auth(a->sess, c, 1, b, t->e)))
+					return rc;
+				continue;
+			}
+			tb_put_u32(b, a->handle);
+			tb_put_u16(b, 0);	/* nonceCaller */
+			tb_put_u8(b, 0);	/* sessionAttributes */
+			tb_put_tpm2b(b, a->pw, a->pwlen);
+		}
+		tb_patch32(b, asz);
+		*auth_len = b->len - *auth_at;
+	}
+	tb_put_bytes(b, c->params, c->plen);
+	/* The header's size counts the whole command. */
+	if (!tb_err(b)) {
+		uint32_t n = (uint32_t)b->len;
+
+		b->p[size_at] = (uint8_t)(n >> 24);
+		b->p[size_at + 1] = (uint8_t)(n >> 16);
+		b->p[size_at + 2] = (uint8_t)(n >> 8);
+		b->p[size_at + 3] = (uint8_t)n;
+	}
+	if (tb_err(b))
+		return err_set(t->e, EX_FAIL, "%s: command too large",
+			       tpm2_cc_name(c->cc));
+	return 0;
+}
+
+static int parse(struct tpm *t, struct tpm2_call *c, size_t rlen)
+{
+	struct tb r, auth;
+	uint16_t tag;
+	uint32_t size, psz;
+	int i, rc;
+
+	tb_init_read(&r, t->rsp, rlen);
+	tag = tb_get_u16(&r);
+	size = tb_get_u32(&r);
+	c->rc = tb_get_u32(&r);
+	if (tb_err(&r) || size != rlen)
+		return err_set(t->e, EX_IO, "%s: malformed response header "
+			       "(%zu bytes read)", tpm2_cc_name(c->cc), rlen);
+	if (tag == TPM12_TAG_RSP_COMMAND) {
+		err_set(t->e, EX_FAIL, "%s: this is a TPM 1.2, and this "
+			"applet needs a TPM 2.0", tpm2_cc_name(c->cc));
+		return EX_FAIL;
+	}
+	if (c->rc != 0) {
+		if (tag != TPM2_ST_NO_SESSIONS || rlen != 10)
+			return err_set(t->e, EX_IO, "%s: malformed error "
+				       "response", tpm2_cc_name(c->cc));
+		return 0;
+	}
+	if (tag != (c->na ? TPM2_ST_SESSIONS : TPM2_ST_NO_SESSIONS))
+		return err_set(t->e, EX_IO, "%s: response has the wrong tag "
+			       "0x%04x", tpm2_cc_name(c->cc), tag);
+	c->rh = 0;
+	if (c->nrh)
+		c->rh = tb_get_u32(&r);
+	if (c->na) {
+		psz = tb_get_u32(&r);
+		c->rparams = (uint8_t *)tb_get_ref(&r, psz);
+		c->rplen = psz;
+	} else {
+		c->rplen = tb_left(&r);
+		c->rparams = (uint8_t *)tb_get_ref(&r, c->rplen);
+	}
+	if (tb_err(&r))
+		return err_set(t->e, EX_IO, "%s: truncated response",
+			       tpm2_cc_name(c->cc));
+	for (i = 0; i < c->na; i++) {
+		struct tpm2_auth *a = c->auth[i];
+		size_t start = r.pos;
+		const uint8_t *p;
+
+		tb_skip(&r, tb_get_u16(&r));	/* nonceTPM */
+		tb_skip(&r, 1);			/* sessionAttributes */
+		tb_skip(&r, tb_get_u16(&r));	/* hmac */
+		if (tb_err(&r))
+			return err_set(t->e, EX_IO, "%s: truncated response "
+				       "authorization", tpm2_cc_name(c->cc));
+		p = t->rsp + start;
+		tb_init_read(&auth, p, r.pos - start);
+		if (a->rsp_auth) {
+			if ((rc = a->rsp_auth(a->sess, c, &auth, t->e)))
+				return rc;
+		} else {
+			/* Password: empty nonce, empty hmac. */
+			if (tb_get_u16(&auth) != 0 ||
+			    (tb_skip(&auth, 1), tb_get_u16(&auth)) != 0)
+				return err_set(t->e, EX_IO, "%s: bad password "
+					       "response authorization",
+					       tpm2_cc_name(c->cc));
+		}
+	}
+	if (tb_left(&r))
+		return err_set(t->e, EX_IO, "%s: %zu unexpected bytes after "
+			       "the response", tpm2_cc_name(c->cc),
+			       tb_left(&r));
+	return 0;
+}
+
+int tpm2_call(struct tpm *t, struct tpm2_call *c)
+{
+	struct tb b;
+	size_t auth_at, auth_len, rlen;
+	long backoff = 20;
+	int tries, rc;
+	char what[200];
+
+	if ((rc = build(t, c, &b, &auth_at, &auth_len)))
+		return rc;
+	for (tries = 0;; tries++) {
+		trace_masked(t, '>', c->cc, b.p, b.len, auth_at,
+			     sensitive_cmd(c->cc) ? b.len : auth_len);
+		t->ncmds++;
+		rc = xport_transmit(&t->x, b.p, b.len, t->rsp,
+				    sizeof(t->rsp), &rlen, t->e);
+		if (rc) {
+			explicit_bzero(t->cmd, b.len);
+			return err_prefix(t->e, "%s", tpm2_cc_name(c->cc));
+		}
+		trace_masked(t, '<', c->cc, t->rsp, rlen, 10,
+			     sensitive_rsp(c->cc) ? rlen : 0);
+		if ((rc = parse(t, c, rlen)))
+			break;
+		if ((c->rc == TPM2_RC_RETRY || c->rc == TPM2_RC_YIELDED ||
+		     c->rc == TPM2_RC_TESTING) && tries < MAX_RETRIES) {
+			sleep_ms(backoff);
+			if (backoff < 1000)
+				backoff *= 2;
+			continue;
+		}
+		break;
+	}
+	explicit_bzero(t->cmd, b.len);
+	if (rc)
+		return rc;
+	if (c->rc == 0)
+		return 0;
+	rc_describe(c->rc, what, sizeof(what));
+	err_set(t->e, rc_exit(c->rc), "%s: %s", tpm2_cc_name(c->cc), what);
+	t->e->rc = c->rc;
+	if (c->rc == TPM2_RC_INITIALIZE)
+		err_hint(t->e, "start it with TPM2_Startup (for swtpm: "
+			 "--flags startup-clear); tpmbox never sends it");
+	return t->e->code;
+}

@@ -1,0 +1,45 @@
+#include <string.h>
+
+#include "tpm2/cmd.h"
+#include "tpm2/constants.h"
+#include "tpm2/random.h"
+
+/* The TPM returns at most one digest's worth per call. */
+#define CHUNK 64
+
+int tpm2_getrandom(struct tpm *t, uint8_t *out, size_t n)
+{
+	size_t off = 0;
+	int empty = 0, rc;
+
+	while (off < n) {
+		uint8_t pb[2];
+		struct tpm2_call c = { .cc = TPM2_CC_GetRandom };
+		struct tb b, r;
+		uint16_t want = (uint16_t)(n - off > CHUNK ? CHUNK : n - off);
+		size_t got;
+
+		tb_init(&b, pb, sizeof(pb));
+		tb_put_u16(&b, want);
+		c.params = pb;
+		c.plen = b.len;
+		if ((rc = tpm2_call(t, &c)))
+			return rc;
+		tb_init_read(&r, c.rparams, c.rplen);
+		got = tb_get_tpm2b(&r, out + off, want);
+		if (tb_err(&r))
+			return err_set(t->e, EX_IO, "TPM2_GetRandom: the TPM "
+				       "returned more bytes than the %u asked "
+				       "for, or a malformed response", want);
+		if (tb_left(&r))
+			return err_set(t->e, EX_IO, "TPM2_GetRandom: %zu "
+				       "unexpected bytes after the response",
+				       tb_left(&r));
+		if (got == 0 && ++empty > 3)
+			return err_set(t->e, EX_IO, "TPM2_GetRandom: the TPM "
+				       "keeps returning no bytes");
+		off += got;
+	}
+	tpm_wipe(t);
+	return 0;
+}
