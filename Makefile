@@ -15,16 +15,18 @@ LDLIBS := -lmbedcrypto
 
 APPLET_SRC := $(sort $(wildcard applets/*.c))
 APPLETS := $(basename $(notdir $(APPLET_SRC)))
-LIB_SRC := $(sort $(wildcard lib/*.c lib/tpm2/*.c lib/tpm12/*.c))
+LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c))
 SRC := main.c $(APPLET_SRC) $(LIB_SRC)
 OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SRC))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
-all: tpmbox
+BIN ?= tpmbox
 
-tpmbox: $(OBJ)
+all: $(BIN)
+
+$(BIN): $(OBJ)
 	$(CC) $(ALL_CFLAGS) $(STATIC) -o $@ $(OBJ) $(LDFLAGS) $(LDLIBS)
 
 # The applet table, generated from the file names in applets/.
@@ -46,6 +48,8 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB_OBJ) tests/unit/unit.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
+unit-bin: $(UNIT_BIN)
+
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
 
@@ -53,19 +57,19 @@ deps:
 	@sh tests/helpers/install-deps.sh
 
 check: deps
-	@$(MAKE) --no-print-directory tpmbox
-	@sh tests/run-all.sh
+	@$(MAKE) --no-print-directory $(BIN) unit-bin
+	@TPMBOX=$(abspath $(BIN)) BUILD=$(BUILD) bash tests/run-all.sh
 
-demo: tpmbox
-	@sh tests/helpers/demo.sh
+demo: $(BIN)
+	@TPMBOX=$(abspath $(BIN)) bash tests/helpers/demo.sh
 
-bench: tpmbox
-	@sh bench/bench.sh
+bench: $(BIN)
+	@TPMBOX=$(abspath $(BIN)) bash bench/bench.sh
 
-install: tpmbox
+install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	install -m 0755 tpmbox $(DESTDIR)$(PREFIX)/bin/tpmbox
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tpmbox
 	for a in $(APPLETS); do ln -sf tpmbox $(DESTDIR)$(PREFIX)/bin/$$a; done
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 completions/tpmbox.bash \
@@ -74,6 +78,6 @@ install: tpmbox
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$a; done
 
 clean:
-	rm -rf $(BUILD) tpmbox
+	rm -rf $(BUILD) $(BIN)
 
-.PHONY: all unit deps check demo bench install clean
+.PHONY: all unit unit-bin deps check demo bench install clean

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "crypto.h"
+#include "crypto/hash.h"
 #include "hex.h"
 #include "pcrfile.h"
 #include "tpm2/pcr.h"

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crypto.h"
+#include "crypto/hash.h"
 #include "hex.h"
 #include "pcrfile.h"
 

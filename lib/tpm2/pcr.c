@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crypto.h"
+#include "crypto/hash.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/pcr.h"

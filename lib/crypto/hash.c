@@ -3,7 +3,7 @@
 
 #include <mbedtls/md.h>
 
-#include "crypto.h"
+#include "crypto/hash.h"
 #include "tpm2/constants.h"
 
 struct hash_ctx {

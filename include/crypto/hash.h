@@ -1,7 +1,7 @@
-/* Host-side cryptography.  lib/crypto.c is the only file that includes
- * mbedTLS headers; everything else sees TPM algorithm IDs. */
-#ifndef TPMBOX_CRYPTO_H
-#define TPMBOX_CRYPTO_H
+/* Hashes.  Only lib/crypto/ includes mbedTLS headers; everything else
+ * sees TPM algorithm IDs. */
+#ifndef TPMBOX_CRYPTO_HASH_H
+#define TPMBOX_CRYPTO_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>

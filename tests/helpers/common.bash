@@ -1,0 +1,114 @@
+# Shared by every bats suite: the binary under test, a private swtpm per
+# suite, tpm2-tools pointed at the same swtpm.
+#
+#   setup_file()    { swtpm_start; }          # unix socket (default)
+#   setup_file()    { swtpm_start tcp; }      # TCP data channel
+#   teardown_file() { swtpm_stop; }
+#
+# After swtpm_start: $SWTPM_DIR (state, sockets), TPMBOX_TCTI and
+# TPM2TOOLS_TCTI exported, $SWTPM_PORT for tcp.
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+TPMBOX=${TPMBOX:-$(cd "$BATS_TEST_DIRNAME/.." && pwd)/tpmbox}
+export TPMBOX
+
+tb() { "$TPMBOX" "$@"; }
+
+# A free TCP port pair (P, P+1) on loopback.
+free_port() {
+	local p
+	for _ in $(seq 1 50); do
+		p=$(( (RANDOM % 20000) + 20000 ))
+		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null &&
+		   ! (exec 3<>/dev/tcp/127.0.0.1/$((p+1))) 2>/dev/null; then
+			echo "$p"; return 0
+		fi
+	done
+	return 1
+}
+
+# swtpm_start [unix|tcp] [extra swtpm flags...]
+swtpm_start() {
+	local kind=${1:-unix}; shift || true
+	SWTPM_DIR=$(mktemp -d "${BATS_FILE_TMPDIR:-/tmp}/swtpm.XXXXXX")
+	export SWTPM_DIR
+	if [ "$kind" = tcp ]; then
+		SWTPM_PORT=$(free_port)
+		export SWTPM_PORT
+		swtpm socket --tpm2 \
+			--server type=tcp,port=$SWTPM_PORT,bindaddr=127.0.0.1 \
+			--ctrl type=tcp,port=$((SWTPM_PORT+1)),bindaddr=127.0.0.1 \
+			--tpmstate dir="$SWTPM_DIR" \
+			--flags not-need-init,startup-clear \
+			--pid file="$SWTPM_DIR/pid" "$@" \
+			>"$SWTPM_DIR/swtpm.out" 2>&1 &
+		export TPMBOX_TCTI="swtpm:host=127.0.0.1,port=$SWTPM_PORT"
+	else
+		swtpm socket --tpm2 \
+			--server type=unixio,path="$SWTPM_DIR/sock" \
+			--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
+			--tpmstate dir="$SWTPM_DIR" \
+			--flags not-need-init,startup-clear \
+			--pid file="$SWTPM_DIR/pid" "$@" \
+			>"$SWTPM_DIR/swtpm.out" 2>&1 &
+		export TPMBOX_TCTI="swtpm:path=$SWTPM_DIR/sock"
+	fi
+	export TPM2TOOLS_TCTI=$TPMBOX_TCTI
+	# Wait until the data channel accepts a command.
+	for _ in $(seq 1 100); do
+		[ -s "$SWTPM_DIR/pid" ] && "$TPMBOX" getrandom 1 >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	echo "swtpm did not start: $(cat "$SWTPM_DIR/swtpm.out")" >&2
+	return 1
+}
+
+swtpm_pid() { cat "$SWTPM_DIR/pid" 2>/dev/null; }
+
+swtpm_stop() {
+	local pid
+	pid=$(swtpm_pid)
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	for _ in $(seq 1 50); do
+		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	true
+}
+
+# Restart swtpm on the same state (a reboot: PCRs reset, NV kept).
+swtpm_restart() {
+	local kind=unix
+	[ -n "${SWTPM_PORT:-}" ] && kind=tcp
+	local dir=$SWTPM_DIR
+	swtpm_stop
+	SWTPM_DIR=$dir
+	# reuse the directory
+	if [ "$kind" = tcp ]; then
+		swtpm socket --tpm2 \
+			--server type=tcp,port=$SWTPM_PORT,bindaddr=127.0.0.1 \
+			--ctrl type=tcp,port=$((SWTPM_PORT+1)),bindaddr=127.0.0.1 \
+			--tpmstate dir="$SWTPM_DIR" \
+			--flags not-need-init,startup-clear \
+			--pid file="$SWTPM_DIR/pid" >>"$SWTPM_DIR/swtpm.out" 2>&1 &
+	else
+		rm -f "$SWTPM_DIR/sock" "$SWTPM_DIR/sock.ctrl"
+		swtpm socket --tpm2 \
+			--server type=unixio,path="$SWTPM_DIR/sock" \
+			--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
+			--tpmstate dir="$SWTPM_DIR" \
+			--flags not-need-init,startup-clear \
+			--pid file="$SWTPM_DIR/pid" >>"$SWTPM_DIR/swtpm.out" 2>&1 &
+	fi
+	for _ in $(seq 1 100); do
+		"$TPMBOX" getrandom 1 >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# tpm2-tools leave objects loaded without a resource manager.
+t2_flush() { tpm2_flushcontext -t >/dev/null 2>&1; tpm2_flushcontext -l >/dev/null 2>&1; tpm2_flushcontext -s >/dev/null 2>&1; true; }

@@ -1,0 +1,25 @@
+#!/bin/bash
+# make check: C unit tests, then every bats suite (each starts its own
+# swtpm).  Last line: "N passed, N failed".
+cd "$(dirname "$0")/.." || exit 3
+BUILD=${BUILD:-build}
+export TPMBOX=${TPMBOX:-$PWD/tpmbox}
+pass=0 fail=0
+for t in "$BUILD"/unit/test_*; do
+	[ -x "$t" ] || continue
+	out=$("$t" 2>&1); rc=$?
+	echo "$out"
+	p=$(echo "$out" | sed -n 's/^unit: .* \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+	f=$(echo "$out" | sed -n 's/^unit: .* \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && fail=$((fail + 1))
+done
+suites=${SUITES:-$(ls tests/*.bats)}
+tap=$(mktemp)
+bats --tap $suites 2>&1 | tee "$tap"
+p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
+rm -f "$tap"
+pass=$((pass + p)); fail=$((fail + f))
+[ "$p" -eq 0 ] && fail=$((fail + 1))
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
