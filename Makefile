@@ -77,7 +77,12 @@ install: $(BIN)
 	for a in $(APPLETS); do ln -sf tpmbox \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$a; done
 
+# Regenerate the bash completion from the applets' --help.
+completion: $(BIN)
+	bash completions/gen.sh ./$(BIN) > completions/tpmbox.bash.tmp
+	mv completions/tpmbox.bash.tmp completions/tpmbox.bash
+
 clean:
 	rm -rf $(BUILD) $(BIN)
 
-.PHONY: all unit unit-bin deps check demo bench install clean
+.PHONY: all completion unit unit-bin deps check demo bench install clean
