@@ -1,0 +1,27 @@
+/* Public keys out of TPM public areas, and random bytes. */
+#ifndef TPMBOX_CRYPTO_PK_H
+#define TPMBOX_CRYPTO_PK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* SubjectPublicKeyInfo PEM ("-----BEGIN PUBLIC KEY-----", readable by
+ * `openssl pkey -pubin`) of an ECC NIST P-256 point (x, y big-endian, at
+ * most 32 bytes each, left-padded).  *pem is malloc'd and NUL-terminated;
+ * *pemlen excludes the NUL.  -1 on failure (invalid point included). */
+int pk_pem_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, char **pem, size_t *pemlen);
+/* The same for RSA (modulus n big-endian, exponent e; 0 means 65537). */
+int pk_pem_rsa(const uint8_t *n, size_t nlen, uint32_t e, char **pem,
+	       size_t *pemlen);
+/* DER SubjectPublicKeyInfo instead of PEM (same arguments, malloc'd). */
+int pk_der_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, uint8_t **der, size_t *derlen);
+int pk_der_rsa(const uint8_t *n, size_t nlen, uint32_t e, uint8_t **der,
+	       size_t *derlen);
+
+/* n random bytes from mbedTLS's CTR-DRBG seeded from getrandom(2) (a fresh
+ * DRBG per call, no global state).  -1 on failure (out is zeroed then). */
+int rng_bytes(void *out, size_t n);
+
+#endif
