@@ -1,0 +1,184 @@
+#include <string.h>
+
+#include "crypto/hash.h"
+#include "tpm2/cmd.h"
+#include "tpm2/constants.h"
+#include "tpm2/policy.h"
+
+size_t policy_pcr_digest(uint16_t halg, const struct pcr_vals *v,
+			 uint8_t *out)
+{
+	struct hash_ctx *h = hash_new(halg);
+	int i;
+
+	if (!h)
+		return 0;
+	for (i = 0; i < v->n; i++)
+		hash_update(h, v->v[i].d, v->v[i].len);
+	hash_final(h, out);
+	return hash_size(halg);
+}
+
+void policy_pcr_marshal(struct tb *b, const struct pcr_sel *sel,
+			const uint8_t *pcrdigest, size_t n)
+{
+	tb_put_tpm2b(b, pcrdigest, n);
+	pcr_sel_marshal(b, sel);
+}
+
+static void put_cc(struct hash_ctx *h, uint32_t cc)
+{
+	uint8_t b[4] = { (uint8_t)(cc >> 24), (uint8_t)(cc >> 16),
+			 (uint8_t)(cc >> 8), (uint8_t)cc };
+
+	hash_update(h, b, 4);
+}
+
+int policy_update_pcr(uint16_t halg, uint8_t *digest,
+		      const struct pcr_sel *sel, const uint8_t *pcrdigest,
+		      size_t n)
+{
+	uint8_t mem[4 + TPM2_MAX_BANKS * 7];
+	struct hash_ctx *h = hash_new(halg);
+	struct tb b;
+
+	if (!h)
+		return -1;
+	tb_init(&b, mem, sizeof(mem));
+	pcr_sel_marshal(&b, sel);
+	hash_update(h, digest, hash_size(halg));
+	put_cc(h, TPM2_CC_PolicyPCR);
+	hash_update(h, b.p, b.len);
+	hash_update(h, pcrdigest, n);
+	hash_final(h, digest);
+	return tb_err(&b) ? -1 : 0;
+}
+
+int policy_update_authvalue(uint16_t halg, uint8_t *digest)
+{
+	struct hash_ctx *h = hash_new(halg);
+
+	if (!h)
+		return -1;
+	hash_update(h, digest, hash_size(halg));
+	put_cc(h, TPM2_CC_PolicyAuthValue);
+	hash_final(h, digest);
+	return 0;
+}
+
+int policy_check_vals(const struct pcr_sel *sel, const struct pcr_vals *v,
+		      struct tberr *e)
+{
+	int i, k = 0;
+	unsigned idx;
+
+	for (i = 0; i < sel->n; i++) {
+		size_t sz = hash_size(sel->b[i].alg);
+
+		for (idx = 0; idx < 32; idx++) {
+			const struct pcr_val *p;
+
+			if (!(sel->b[i].mask & (1u << idx)))
+				continue;
+			if (k >= v->n)
+				return err_set(e, EX_USAGE, "no value for PCR "
+					       "%s:%u", alg_name(sel->b[i].alg),
+					       idx);
+			p = &v->v[k++];
+			if (p->alg != sel->b[i].alg || p->idx != idx)
+				return err_set(e, EX_USAGE, "PCR values out of "
+					       "order at %s:%u",
+					       alg_name(sel->b[i].alg), idx);
+			if (p->len != sz)
+				return err_set(e, EX_USAGE, "the value for PCR "
+					       "%s:%u has %u bytes, not %zu",
+					       alg_name(p->alg), idx, p->len,
+					       sz);
+		}
+	}
+	if (k != v->n)
+		return err_set(e, EX_USAGE, "%d PCR values for %d selected "
+			       "PCRs", v->n, k);
+	return 0;
+}
+
+size_t policy_compute(const struct policy_spec *p, uint8_t *out)
+{
+	uint8_t pd[TPM2_MAX_DIGEST];
+	size_t n = hash_size(p->halg), pn;
+	struct tberr e;
+
+	if (!n || !hash_supported(p->halg))
+		return 0;
+	memset(out, 0, n);
+	if (p->has_pcr) {
+		if (policy_check_vals(&p->sel, &p->vals, &e))
+			return 0;
+		pn = policy_pcr_digest(p->halg, &p->vals, pd);
+		if (!pn || policy_update_pcr(p->halg, out, &p->sel, pd, pn))
+			return 0;
+	}
+	if (p->auth && policy_update_authvalue(p->halg, out))
+		return 0;
+	return n;
+}
+
+static int policy_cmd(struct tpm *t, uint32_t cc, uint32_t session,
+		      uint8_t *params, size_t plen)
+{
+	struct tpm2_call c;
+
+	memset(&c, 0, sizeof(c));
+	c.cc = cc;
+	c.nh = 1;
+	c.h[0] = session;
+	c.params = params;
+	c.plen = plen;
+	return tpm2_call(t, &c);
+}
+
+int tpm2_policy_pcr(struct tpm *t, uint32_t session,
+		    const uint8_t *pcrdigest, size_t n,
+		    const struct pcr_sel *sel)
+{
+	uint8_t pb[2 + TPM2_MAX_DIGEST + 4 + TPM2_MAX_BANKS * 7];
+	struct tb b;
+
+	tb_init(&b, pb, sizeof(pb));
+	policy_pcr_marshal(&b, sel, pcrdigest, n);
+	if (tb_err(&b))
+		return err_set(t->e, EX_FAIL, "TPM2_PolicyPCR: bad "
+			       "parameters");
+	return policy_cmd(t, TPM2_CC_PolicyPCR, session, b.p, b.len);
+}
+
+int tpm2_policy_authvalue(struct tpm *t, uint32_t session)
+{
+	return policy_cmd(t, TPM2_CC_PolicyAuthValue, session, NULL, 0);
+}
+
+int tpm2_policy_password(struct tpm *t, uint32_t session)
+{
+	return policy_cmd(t, TPM2_CC_PolicyPassword, session, NULL, 0);
+}
+
+int tpm2_policy_getdigest(struct tpm *t, uint32_t session, uint8_t *out,
+			  size_t cap, size_t *n)
+{
+	struct tb r;
+	int rc;
+	struct tpm2_call c;
+
+	memset(&c, 0, sizeof(c));
+	c.cc = TPM2_CC_PolicyGetDigest;
+	c.nh = 1;
+	c.h[0] = session;
+	if ((rc = tpm2_call(t, &c)))
+		return rc;
+	tb_init_read(&r, c.rparams, c.rplen);
+	*n = tb_get_tpm2b(&r, out, cap);
+	if (tb_err(&r) || tb_left(&r))
+		return err_set(t->e, EX_IO, "TPM2_PolicyGetDigest: malformed "
+			       "response");
+	return 0;
+}
