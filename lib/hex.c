@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +51,19 @@ int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 	unsigned long long x;
+	int base = 10;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	/* Decimal, or hex after 0x; a leading zero is not octal, and
+	 * strtoull's own leading blanks and signs are refused. */
+	if (s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		base = 16;
+	}
+	if (!s || !isxdigit((unsigned char)*s) ||
+	    (base == 10 && !isdigit((unsigned char)*s)))
 		return -1;
 	errno = 0;
-	x = strtoull(s, &end, 0);
+	x = strtoull(s, &end, base);
 	if (errno || *end)
 		return -1;
 	*v = x;
