@@ -1,0 +1,165 @@
+/* checkquote: verify a quote against an AK public key; no TPM needed. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "applet.h"
+#include "file.h"
+#include "hex.h"
+#include "pcrfile.h"
+#include "quote.h"
+
+static const char usage[] =
+	"usage: checkquote -k AKPUB.pem [-n NONCE_HEX] [-p SELECTION] "
+	"[--json]\n"
+	"                  (QUOTE | --msg F --sig F --pcrs F)\n"
+	"Verify a quote without a TPM: the signature with the AK's public "
+	"key,\n"
+	"magic TPM_GENERATED, type ATTEST_QUOTE, the nonce, the PCR "
+	"selection,\n"
+	"and that the PCR values hash to the quoted digest.  Prints the "
+	"verified\n"
+	"PCRs in pcrread's format; any failure exits 1 naming the check.\n"
+	"  -k PEM     the AK's public key (akcreate --pub, tpm2_readpublic "
+	"-f pem)\n"
+	"  -n HEX     the nonce the quote must answer (without it the nonce "
+	"is\n"
+	"             not checked and a warning is printed)\n"
+	"  -p SEL     the PCR selection the quote must cover, e.g. "
+	"sha256:0-7,10\n"
+	"  --msg F    tpm2_quote -m: the TPMS_ATTEST\n"
+	"  --sig F    tpm2_quote -s: the TPMT_SIGNATURE\n"
+	"  --pcrs F   tpm2_quote -o: the PCR values\n"
+	"  --json     print the PCRs as {\"sha256\": {\"7\": \"hex\"}}\n";
+
+#define IN_MAX (1u << 20)
+
+static int slurp(struct ctx *c, const char *path, uint8_t **p, size_t *n)
+{
+	if (file_read(path, IN_MAX, p, n, &c->e)) {
+		err_prefix(&c->e, "%s", path);
+		return ctx_fail(c);
+	}
+	return 0;
+}
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	enum { O_MSG = 256, O_SIG, O_PCRS, O_JSON };
+	static const struct option lo[] = {
+		{"msg", required_argument, NULL, O_MSG},
+		{"sig", required_argument, NULL, O_SIG},
+		{"pcrs", required_argument, NULL, O_PCRS},
+		{"json", no_argument, NULL, O_JSON},
+		{NULL, 0, NULL, 0}
+	};
+	const char *keyf = NULL, *nonce_hex = NULL, *selstr = NULL;
+	const char *msgf = NULL, *sigf = NULL, *pcrsf = NULL, *quotef = NULL;
+	uint8_t nonce[68], *key = NULL, *m = NULL, *s = NULL, *p = NULL;
+	size_t keylen, ml, sl, pl;
+	struct quote_want w = { 0 };
+	struct pcr_sel want;
+	struct quote *q = NULL;
+	int json = 0, o, i, rc = 0;
+	long nn = 0;
+	char *text;
+
+	while ((o = getopt_long(argc, argv, "k:n:p:", lo, NULL)) != -1) {
+		switch (o) {
+		case 'k': keyf = optarg; break;
+		case 'n': nonce_hex = optarg; break;
+		case 'p': selstr = optarg; break;
+		case O_MSG: msgf = optarg; break;
+		case O_SIG: sigf = optarg; break;
+		case O_PCRS: pcrsf = optarg; break;
+		case O_JSON: json = 1; break;
+		default: return ctx_usage(c, "unknown option");
+		}
+	}
+	if (optind < argc)
+		quotef = argv[optind++];
+	if (optind < argc)
+		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if (!keyf)
+		return ctx_usage(c, "-k AKPUB.pem is required");
+	if (quotef && (msgf || sigf || pcrsf))
+		return ctx_usage(c, "give QUOTE or --msg/--sig/--pcrs, not "
+				 "both");
+	if (!quotef && !(msgf && sigf && pcrsf))
+		return ctx_usage(c, "give QUOTE, or all of --msg, --sig and "
+				 "--pcrs");
+	if (nonce_hex) {
+		nn = hex_decode(nonce_hex, nonce, 64);
+		if (nn < 0)
+			return ctx_usage(c, "bad nonce '%s' (hex, at most 64 "
+					 "bytes)", nonce_hex);
+		w.nonce = nonce;
+		w.nonce_len = (size_t)nn;
+	}
+	if (selstr) {
+		if (pcr_sel_parse(selstr, &want, &c->e))
+			return ctx_fail(c);
+		if (want.all)
+			return ctx_usage(c, "name the banks in -p, e.g. "
+					 "sha256:all");
+		for (i = 0; i < want.n; i++)
+			if (want.b[i].all)
+				want.b[i].mask = 0xffffff;
+		w.sel = &want;
+	}
+
+	if ((rc = slurp(c, keyf, &key, &keylen)))
+		goto out;
+	w.key = key;
+	w.keylen = keylen;
+	if (!(q = malloc(sizeof(*q)))) {
+		rc = ctx_usage(c, "out of memory");
+		goto out;
+	}
+	if (quotef) {
+		if ((rc = slurp(c, quotef, &m, &ml)))
+			goto out;
+		if (quote_file_read(m, ml, q, &c->e)) {
+			err_prefix(&c->e, "%s", quotef);
+			rc = ctx_fail(c);
+			goto out;
+		}
+	} else {
+		if ((rc = slurp(c, msgf, &m, &ml)) ||
+		    (rc = slurp(c, sigf, &s, &sl)) ||
+		    (rc = slurp(c, pcrsf, &p, &pl)))
+			goto out;
+		if (quote_from_tools(m, ml, s, sl, p, pl, q, &c->e)) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+	}
+	if (quote_check(q, &w, &c->e)) {
+		if (strncmp(c->e.msg, "public key", 10) == 0)
+			err_prefix(&c->e, "%s", keyf);
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if (!nonce_hex)
+		fprintf(stderr, "tpmbox checkquote: warning: no -n given, the "
+			"nonce was not checked (the quote may be a replay)\n");
+	text = json ? pcr_format_json(&q->vals) : pcr_format_text(&q->vals);
+	if (!text) {
+		rc = ctx_usage(c, "out of memory");
+		goto out;
+	}
+	fputs(text, stdout);
+	free(text);
+out:
+	free(key);
+	free(m);
+	free(s);
+	free(p);
+	free(q);
+	return rc;
+}
+
+const struct applet applet_checkquote = {
+	"checkquote", "verify a quote (no TPM needed)", usage, run
+};
