@@ -104,6 +104,12 @@ int evl_replay(const struct evl *log, struct pcr_vals *out, struct tberr *e);
 int eventlog_replay_file(const char *path, struct pcr_vals *out,
 			 struct tberr *e);
 
+/* The TPM's values of the PCRs in want, for eventlog/imalog --check:
+ * got->v[i] pairs with want->v[i]; got->v[i].len is 0 where the TPM has no
+ * such bank or PCR.  TPM errors are reported through the tpm's error. */
+int evl_tpm_values(struct tpm *t, const struct pcr_vals *want,
+		   struct pcr_vals *got);
+
 /* "EV_SEPARATOR"; NULL for a type without a name. */
 const char *evl_type_name(uint32_t type);
 /* A short printable summary of an event's data into out[0..cap). */
