@@ -36,4 +36,9 @@ int vkey_verify(const struct vkey *k, uint16_t sigalg, uint16_t hashalg,
 int pem_decode(const uint8_t *text, size_t n, const char *label,
 	       uint8_t **der, size_t *len, struct tberr *e);
 
+/* PEM text of der under label, 64-column lines, NUL-terminated; *pem is
+ * malloc'd and *n excludes the NUL. */
+int pem_encode(const char *label, const uint8_t *der, size_t len,
+	       char **pem, size_t *n, struct tberr *e);
+
 #endif

@@ -205,3 +205,28 @@ int pem_decode(const uint8_t *text, size_t n, const char *label,
 	mbedtls_pem_free(&pem);
 	return 0;
 }
+
+int pem_encode(const char *label, const uint8_t *der, size_t len,
+	       char **pem, size_t *n, struct tberr *e)
+{
+	char head[96], foot[96];
+	size_t cap = len * 4 / 3 + len / 48 + 200, olen = 0;
+	unsigned char *buf;
+
+	*pem = NULL;
+	*n = 0;
+	if (strlen(label) > 64)
+		return err_set(e, EX_USAGE, "PEM label too long");
+	snprintf(head, sizeof(head), "-----BEGIN %s-----\n", label);
+	snprintf(foot, sizeof(foot), "-----END %s-----\n", label);
+	buf = malloc(cap);
+	if (!buf)
+		return err_set(e, EX_FAIL, "out of memory");
+	if (mbedtls_pem_write_buffer(head, foot, der, len, buf, cap, &olen)) {
+		free(buf);
+		return err_set(e, EX_FAIL, "PEM encoding failed");
+	}
+	*pem = (char *)buf;
+	*n = strlen(*pem);
+	return 0;
+}

@@ -329,6 +329,14 @@ static void test_pem(void)
 	CHECK(n == 91 && der[0] == 0x30);
 	CHECK(vkey_parse(der, n, &k, &e) == 0);	/* DER too */
 	vkey_free(k);
+	{
+		char *pem;
+		size_t pl;
+
+		CHECK(pem_encode("PUBLIC KEY", der, n, &pem, &pl, &e) == 0);
+		CHECK(pl == sizeof(ak_pem) - 1 && strcmp(pem, ak_pem) == 0);
+		free(pem);
+	}
 	free(der);
 	CHECK(pem_decode((const uint8_t *)ak_pem, sizeof(ak_pem) - 1,
 			 "CERTIFICATE", &der, &n, &e) == EX_USAGE);
