@@ -237,6 +237,21 @@ int xport_transmit(struct xport *x, const uint8_t *cmd, size_t clen,
 	int rc;
 
 	*rlen = 0;
+	/* Bytes waiting before a command is sent answer no command (a
+	 * response sent twice, or a late one): taking them as the next
+	 * answer would pair this command with another's response. */
+	if (x->kind != XPORT_DEVICE) {
+		struct pollfd pf = { .fd = x->fd, .events = POLLIN };
+		uint8_t junk[16];
+		ssize_t r;
+
+		if (poll(&pf, 1, 0) > 0 && (pf.revents & POLLIN) &&
+		    (r = recv(x->fd, junk, sizeof(junk),
+			      MSG_PEEK | MSG_DONTWAIT)) > 0)
+			return err_set(e, EX_IO, "%s sent bytes that answer "
+				       "no command (a repeated or late "
+				       "response)", x->desc);
+	}
 	while (off < clen) {
 		ssize_t w;
 

@@ -146,6 +146,14 @@ static void sleep_ms(long ms)
 		;
 }
 
+static long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Trace a buffer with the byte range [from, from+n) replaced by zeros. */
 static void trace_masked(struct tpm *t, char dir, uint32_t cc,
 			 const uint8_t *p, size_t len, size_t from, size_t n)
@@ -296,12 +304,13 @@ int tpm2_call(struct tpm *t, struct tpm2_call *c)
 {
 	struct tb b;
 	size_t auth_at, auth_len, rlen;
-	long backoff = 20;
+	long backoff = 20, deadline;
 	int tries, rc;
 	char what[200];
 
 	if ((rc = build(t, c, &b, &auth_at, &auth_len)))
 		return rc;
+	deadline = mono_ms() + t->x.timeout_ms;
 	for (tries = 0;; tries++) {
 		trace_masked(t, '>', c->cc, b.p, b.len, auth_at,
 			     sensitive_cmd(c->cc) ? b.len : auth_len);
@@ -316,8 +325,11 @@ int tpm2_call(struct tpm *t, struct tpm2_call *c)
 			     sensitive_rsp(c->cc) ? rlen : 0);
 		if ((rc = parse(t, c, rlen)))
 			break;
+		/* Retries share the --timeout budget: a TPM that answers
+		 * RETRY forever must not outlast it. */
 		if ((c->rc == TPM2_RC_RETRY || c->rc == TPM2_RC_YIELDED ||
-		     c->rc == TPM2_RC_TESTING) && tries < MAX_RETRIES) {
+		     c->rc == TPM2_RC_TESTING) && tries < MAX_RETRIES &&
+		    mono_ms() + backoff < deadline) {
 			sleep_ms(backoff);
 			if (backoff < 1000)
 				backoff *= 2;

@@ -9,7 +9,7 @@
 
 int tpm2_getrandom(struct tpm *t, uint8_t *out, size_t n)
 {
-	size_t off = 0;
+	size_t off = 0, prev = 0;
 	int empty = 0, rc;
 
 	while (off < n) {
@@ -35,10 +35,20 @@ int tpm2_getrandom(struct tpm *t, uint8_t *out, size_t n)
 			return err_set(t->e, EX_IO, "TPM2_GetRandom: %zu "
 				       "unexpected bytes after the response",
 				       tb_left(&r));
+		/* A continuous test, as for any RNG: a chunk equal to the
+		 * one before is a stuck generator or a replayed response
+		 * (chance 2^-128 or less for 16+ bytes). */
+		if (got >= 16 && got == prev &&
+		    memcmp(out + off, out + off - prev, got) == 0)
+			return err_set(t->e, EX_IO, "TPM2_GetRandom: the TPM "
+				       "returned the same %zu bytes twice (a "
+				       "stuck generator or a replayed "
+				       "response)", got);
 		if (got == 0 && ++empty > 3)
 			return err_set(t->e, EX_IO, "TPM2_GetRandom: the TPM "
 				       "keeps returning no bytes");
 		off += got;
+		prev = got;
 	}
 	tpm_wipe(t);
 	return 0;

@@ -1,0 +1,567 @@
+/* faultproxy: a fault-injecting TPM proxy for tests.
+ *
+ * Listens on a unix socket, forwards each raw TPM command to swtpm's unix
+ * data socket, and damages one response per client connection the way a
+ * broken TPM or a bus interposer would.  One client at a time (swtpm is
+ * single-client too); each client gets its own swtpm connection and its
+ * own random stream (seed, connection number), so a failing connection is
+ * replayed with the same seed and -c N.
+ *
+ * usage: faultproxy -l LISTEN -t SWTPM_SOCK -m MODE [-s SEED] [-k K]
+ *                   [-o STATSFILE] [-r RECORDDIR] [-F] [-c CONN]
+ *   -m MODE  pass trunc close stallmid inflate shrink sizefield flip rc
+ *            twice stall retry retryall random
+ *   -k K     damage response number (rand % K) of each connection
+ *            (default 1: the first)
+ *   -o FILE  append one line per connection: what was done
+ *   -r DIR   record every response as DIR/<cc>-<n>.bin (pass mode seeds)
+ *   -F       after each client leaves, flush the transient objects and
+ *            sessions it left in swtpm (a tiny resource manager)
+ *   -c CONN  start numbering connections at CONN (replay)
+ *
+ * Modes (K-th response of a connection):
+ *   pass       forward untouched
+ *   trunc      cut the response at a random offset k and make the header
+ *              size say k (a short but self-consistent answer)
+ *   close      send the first k bytes, then close the connection
+ *   stallmid   send the first k bytes, then never send more
+ *   inflate    header size larger: extra garbage bytes appended, or a
+ *              size beyond any buffer, or just a missing tail + close
+ *   shrink     header size smaller, all bytes still sent
+ *   sizefield  add/subtract/replace a 16- or 32-bit field in the body
+ *              (TPM2B sizes, parameterSize, counts)
+ *   flip       flip 1-4 random bits anywhere in the response
+ *   rc         replace the response code (interesting codes or random),
+ *              with or without the body
+ *   twice      send the response twice back to back
+ *   stall      never answer this command
+ *   retry      every other command is answered TPM_RC_RETRY or
+ *              TPM_RC_YIELDED without reaching swtpm (must succeed)
+ *   retryall   every command is answered TPM_RC_RETRY
+ *   random     one of the non-stalling modes above, per connection
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define MAXMSG 16384
+#define HDR 10
+
+enum mode {
+	M_PASS, M_TRUNC, M_CLOSE, M_STALLMID, M_INFLATE, M_SHRINK,
+	M_SIZEFIELD, M_FLIP, M_RC, M_TWICE, M_STALL, M_RETRY, M_RETRYALL,
+	M_RANDOM, M_COUNT
+};
+
+static const char *const mode_names[M_COUNT] = {
+	"pass", "trunc", "close", "stallmid", "inflate", "shrink",
+	"sizefield", "flip", "rc", "twice", "stall", "retry", "retryall",
+	"random"
+};
+
+/* Modes "random" picks from: each ends without waiting for a timeout. */
+static const enum mode quick_modes[] = {
+	M_TRUNC, M_CLOSE, M_INFLATE, M_SHRINK, M_SIZEFIELD, M_FLIP, M_RC,
+	M_TWICE, M_RETRY
+};
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64*: reproducible, no libc state. */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545F4914F6CDD1DULL;
+}
+
+static uint32_t rndn(uint32_t n)
+{
+	return n ? (uint32_t)(rnd() % n) : 0;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Read one TPM message (header size) from fd.  0 ok, -1 EOF/error. */
+static int read_msg(int fd, uint8_t *buf, size_t *len, int timeout_ms)
+{
+	size_t off = 0, want = HDR;
+
+	while (off < want) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+		int pr = poll(&pf, 1, timeout_ms);
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			return -1;
+		r = read(fd, buf + off, want - off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		off += (size_t)r;
+		if (want == HDR && off == HDR) {
+			uint32_t sz = get32(buf + 2);
+
+			if (sz < HDR || sz > MAXMSG)
+				return -1;
+			want = sz;
+		}
+	}
+	*len = off;
+	return 0;
+}
+
+/* Wait until the client goes away (reading and dropping what it sends). */
+static void wait_gone(int fd)
+{
+	uint8_t junk[4096];
+
+	for (;;) {
+		ssize_t r = read(fd, junk, sizeof(junk));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+	}
+}
+
+static int connect_unix(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One command to swtpm, its response back.  0 ok. */
+static int tpm_roundtrip(int tfd, const uint8_t *cmd, size_t clen,
+			 uint8_t *rsp, size_t *rlen)
+{
+	if (write_all(tfd, cmd, clen))
+		return -1;
+	return read_msg(tfd, rsp, rlen, 30000);
+}
+
+/* Flush what the client left loaded: transient objects, sessions. */
+static void flush_leftovers(int tfd)
+{
+	static const uint32_t firsts[] = { 0x80000000u, 0x02000000u,
+					   0x03000000u };
+	size_t i;
+
+	for (i = 0; i < sizeof(firsts) / sizeof(firsts[0]); i++) {
+		uint8_t cmd[22], rsp[MAXMSG];
+		size_t rlen, j, n;
+
+		put32(cmd + 2, sizeof(cmd));
+		cmd[0] = 0x80; cmd[1] = 0x01;
+		put32(cmd + 6, 0x17a);		/* GetCapability */
+		put32(cmd + 10, 1);		/* TPM_CAP_HANDLES */
+		put32(cmd + 14, firsts[i]);
+		put32(cmd + 18, 64);
+		if (tpm_roundtrip(tfd, cmd, sizeof(cmd), rsp, &rlen) ||
+		    rlen < 19 || get32(rsp + 6) != 0)
+			continue;
+		n = get32(rsp + 15);
+		for (j = 0; j < n && 19 + 4 * j + 4 <= rlen; j++) {
+			uint32_t h = get32(rsp + 19 + 4 * j);
+			uint8_t f[14], fr[64];
+			size_t frl;
+
+			if ((h >> 24) != (firsts[i] >> 24))
+				break;
+			f[0] = 0x80; f[1] = 0x01;
+			put32(f + 2, sizeof(f));
+			put32(f + 6, 0x165);	/* FlushContext */
+			put32(f + 10, h);
+			if (tpm_roundtrip(tfd, f, sizeof(f), fr, &frl))
+				return;
+		}
+	}
+}
+
+static void record(const char *dir, const uint8_t *cmd, const uint8_t *rsp,
+		   size_t rlen, unsigned long conn, unsigned idx)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%08x-%lu-%u.bin", dir,
+		 get32(cmd + 6), conn, idx);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, rsp, rlen) != (ssize_t)rlen)
+		unlink(path);
+	close(fd);
+}
+
+static uint32_t pick_rc(void)
+{
+	static const uint32_t rcs[] = {
+		0x922, 0x908, 0x90a, 0x921, 0x98e, 0x9a2, 0x18b, 0x99d,
+		0x14a, 0x100, 0x101, 0x143, 0x920, 0x28b, 0x1c4, 0x084,
+		0x0000001e, 0x00000800, 0xffffffffu, 0x80000000u, 0x7ff
+	};
+
+	if (rndn(4) == 0)
+		return (uint32_t)rnd();
+	return rcs[rndn(sizeof(rcs) / sizeof(rcs[0]))];
+}
+
+struct outcome {
+	int close;	/* close the client connection after sending */
+	int stall;	/* wait for the client to leave */
+	int twice;	/* send the response again after a pause */
+	char what[200];
+};
+
+/* Damage r[0..*n) per mode; fills o.  The buffer holds MAXMSG bytes. */
+static void mutate(enum mode m, uint8_t *r, size_t *n, struct outcome *o)
+{
+	size_t len = *n, k, at;
+	uint32_t v, d;
+
+	switch (m) {
+	case M_TRUNC:
+		k = rndn((uint32_t)len);
+		if (k >= 6)
+			put32(r + 2, (uint32_t)k);
+		else
+			o->close = 1;	/* no size to rewrite */
+		*n = k;
+		snprintf(o->what, sizeof(o->what), "trunc %zu->%zu", len, k);
+		break;
+	case M_CLOSE:
+	case M_STALLMID:
+		k = rndn((uint32_t)len);
+		*n = k;
+		if (m == M_CLOSE)
+			o->close = 1;
+		else
+			o->stall = 1;
+		snprintf(o->what, sizeof(o->what), "%s after %zu of %zu",
+			 mode_names[m], k, len);
+		break;
+	case M_INFLATE:
+		switch (rndn(4)) {
+		case 0:		/* beyond any buffer */
+			v = rndn(2) ? 0xffffffffu : 8193 + rndn(100000);
+			put32(r + 2, v);
+			o->close = 1;
+			snprintf(o->what, sizeof(o->what), "inflate size "
+				 "%zu->%u", len, v);
+			break;
+		case 1:		/* tail missing; connection closed */
+			v = (uint32_t)len + 1 + rndn(64);
+			put32(r + 2, v);
+			o->close = 1;
+			snprintf(o->what, sizeof(o->what), "inflate size "
+				 "%zu->%u, close", len, v);
+			break;
+		default:	/* garbage tail counted by the header */
+			d = 1 + rndn(rndn(2) ? 8 : 512);
+			if (len + d > MAXMSG)
+				d = (uint32_t)(MAXMSG - len);
+			for (k = 0; k < d; k++)
+				r[len + k] = rndn(2) ? 0 : (uint8_t)rnd();
+			*n = len + d;
+			put32(r + 2, (uint32_t)*n);
+			snprintf(o->what, sizeof(o->what), "inflate +%u "
+				 "garbage bytes", d);
+		}
+		break;
+	case M_SHRINK:
+		d = 1 + rndn(len - 1 < 16 ? (uint32_t)len - 1 : 16);
+		if (rndn(4) == 0)
+			d = 1 + rndn((uint32_t)len);
+		put32(r + 2, (uint32_t)(len - d));
+		snprintf(o->what, sizeof(o->what), "shrink size %zu->%zu "
+			 "(all sent)", len, len - d);
+		break;
+	case M_SIZEFIELD:
+		if (len < HDR + 2) {
+			mutate(M_FLIP, r, n, o);
+			return;
+		}
+		at = HDR + rndn((uint32_t)(len - HDR - 1));
+		if (rndn(3) == 0 && at + 4 <= len) {
+			uint32_t old = get32(r + at);
+
+			switch (rndn(4)) {
+			case 0: v = old + 1 + rndn(16); break;
+			case 1: v = old - 1 - rndn(16); break;
+			case 2: v = 0xffffffffu; break;
+			default: v = (uint32_t)rnd(); break;
+			}
+			put32(r + at, v);
+			snprintf(o->what, sizeof(o->what), "u32@%zu %u->%u",
+				 at, old, v);
+		} else {
+			uint16_t old = (uint16_t)(r[at] << 8 | r[at + 1]);
+			uint16_t nv;
+
+			switch (rndn(5)) {
+			case 0: nv = (uint16_t)(old + 1 + rndn(64)); break;
+			case 1: nv = (uint16_t)(old - 1 - rndn(8)); break;
+			case 2: nv = 0xffff; break;
+			case 3: nv = 0; break;
+			default: nv = (uint16_t)(old * 2 + 1); break;
+			}
+			r[at] = (uint8_t)(nv >> 8);
+			r[at + 1] = (uint8_t)nv;
+			snprintf(o->what, sizeof(o->what), "u16@%zu %u->%u",
+				 at, old, nv);
+		}
+		break;
+	case M_FLIP: {
+		int bits = 1 + (int)rndn(4), i;
+		size_t w = 0;
+
+		w += (size_t)snprintf(o->what, sizeof(o->what), "flip");
+		for (i = 0; i < bits; i++) {
+			size_t byte = rndn((uint32_t)len);
+			int bit = (int)rndn(8);
+
+			r[byte] ^= (uint8_t)(1u << bit);
+			if (w < sizeof(o->what))
+				w += (size_t)snprintf(o->what + w,
+						      sizeof(o->what) - w,
+						      " %zu.%d", byte, bit);
+		}
+		break;
+	}
+	case M_RC:
+		v = pick_rc();
+		put32(r + 6, v);
+		if (rndn(2)) {
+			*n = HDR;
+			put32(r + 2, HDR);
+			r[0] = 0x80; r[1] = 0x01;
+		}
+		snprintf(o->what, sizeof(o->what), "rc 0x%x%s", v,
+			 *n == HDR ? "" : " with body");
+		break;
+	case M_TWICE:
+		/* Both copies in one write, or the second a moment later
+		 * (it then arrives while the client works on the first). */
+		o->twice = 1 + (int)rndn(2);
+		snprintf(o->what, sizeof(o->what), "twice%s",
+			 o->twice == 2 ? " (second after 2 ms)" : "");
+		if (o->twice == 1 && 2 * len <= MAXMSG) {
+			memcpy(r + len, r, len);
+			*n = 2 * len;
+			o->twice = 0;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		close(fd);
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, 16) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: faultproxy -l LISTEN -t SWTPM_SOCK -m MODE "
+		"[-s SEED] [-k K] [-o STATS] [-r DIR] [-F] [-c CONN]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *lpath = NULL, *tpath = NULL, *stats = NULL,
+		   *recdir = NULL;
+	enum mode mode = M_COUNT;
+	uint64_t seed = 1;
+	unsigned k = 1;
+	unsigned long conn = 0;
+	int flush = 0, lfd, o, i;
+
+	while ((o = getopt(argc, argv, "l:t:m:s:k:o:r:Fc:")) != -1) {
+		switch (o) {
+		case 'l': lpath = optarg; break;
+		case 't': tpath = optarg; break;
+		case 'm':
+			for (i = 0; i < M_COUNT; i++)
+				if (strcmp(optarg, mode_names[i]) == 0)
+					mode = (enum mode)i;
+			break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'k': k = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'o': stats = optarg; break;
+		case 'r': recdir = optarg; break;
+		case 'F': flush = 1; break;
+		case 'c': conn = strtoul(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	if (!lpath || !tpath || mode == M_COUNT || k == 0)
+		usage();
+	signal(SIGPIPE, SIG_IGN);
+	lfd = listen_unix(lpath);
+	if (lfd < 0) {
+		perror("faultproxy: listen");
+		return 1;
+	}
+	for (;; conn++) {
+		static uint8_t cmd[MAXMSG], rsp[MAXMSG * 2];
+		enum mode m = mode;
+		struct outcome out;
+		unsigned idx, target, mutated = 0;
+		size_t clen, rlen;
+		int cfd, tfd;
+		FILE *sf;
+
+		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (cfd < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("faultproxy: accept");
+			return 1;
+		}
+		rng = seed * 0x9E3779B97F4A7C15ULL + conn * 0xBF58476D1CE4E5B9ULL
+		      + 1;
+		rnd();
+		if (m == M_RANDOM)
+			m = quick_modes[rndn(sizeof(quick_modes) /
+					     sizeof(quick_modes[0]))];
+		target = rndn(k);
+		memset(&out, 0, sizeof(out));
+		tfd = connect_unix(tpath);
+		if (tfd < 0) {
+			perror("faultproxy: connect to swtpm");
+			close(cfd);
+			continue;
+		}
+		for (idx = 0; !out.close && !out.stall; idx++) {
+			if (read_msg(cfd, cmd, &clen, -1))
+				break;
+			if (m == M_RETRYALL || (m == M_RETRY && idx % 2 == 0)) {
+				uint8_t e[HDR] = { 0x80, 0x01 };
+				uint32_t rc = (m == M_RETRY && idx % 4 == 2) ?
+					      0x908 : 0x922;
+
+				put32(e + 2, HDR);
+				put32(e + 6, rc);
+				mutated++;
+				snprintf(out.what, sizeof(out.what),
+					 "%s 0x%x", mode_names[m], rc);
+				if (write_all(cfd, e, sizeof(e)))
+					break;
+				continue;
+			}
+			if (m == M_STALL && idx == target) {
+				mutated++;
+				snprintf(out.what, sizeof(out.what),
+					 "stall cmd %u", idx);
+				out.stall = 1;
+				break;
+			}
+			if (tpm_roundtrip(tfd, cmd, clen, rsp, &rlen)) {
+				snprintf(out.what, sizeof(out.what),
+					 "swtpm failed");
+				break;
+			}
+			if (recdir)
+				record(recdir, cmd, rsp, rlen, conn, idx);
+			if (idx == target && m != M_PASS && m != M_RETRY) {
+				mutate(m, rsp, &rlen, &out);
+				mutated++;
+			}
+			if (rlen && write_all(cfd, rsp, rlen))
+				break;
+			if (out.twice) {
+				usleep(2000);
+				out.twice = 0;
+				if (write_all(cfd, rsp, rlen))
+					break;
+			}
+		}
+		if (out.stall)
+			wait_gone(cfd);
+		close(cfd);
+		if (flush)
+			flush_leftovers(tfd);
+		close(tfd);
+		if (stats && (sf = fopen(stats, "a")) != NULL) {
+			fprintf(sf, "conn=%lu mode=%s seed=%llu cmds=%u "
+				"mutated=%u what=%s\n", conn, mode_names[m],
+				(unsigned long long)seed, idx, mutated,
+				out.what[0] ? out.what : "-");
+			fclose(sf);
+		}
+	}
+}
