@@ -1,0 +1,195 @@
+/* nvdefine: define an NV index. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "applet.h"
+#include "auth.h"
+#include "crypto/hash.h"
+#include "hex.h"
+#include "tpm2/cmd.h"
+#include "tpm2/nv.h"
+#include "tpm2/pcr.h"
+
+static const char usage[] =
+	"usage: nvdefine INDEX [-s SIZE] [-a ATTRS] [-t TYPE] [-g HASH]\n"
+	"                [--auth AUTH] [--owner-auth AUTH] "
+	"[--allow-irreversible]\n"
+	"Define NV index INDEX (0x01000000-0x01ffffff, hex or decimal).\n"
+	"  -s SIZE    data size in bytes (required for ordinary indices; "
+	"counter,\n"
+	"             bits: 8; extend: the HASH digest size)\n"
+	"  -a ATTRS   attributes in tpm2-tools' syntax, e.g. "
+	"ownerread|ownerwrite\n"
+	"             (default ownerread|ownerwrite|authread|authwrite)\n"
+	"  -t TYPE    ordinary (default), counter, bits or extend\n"
+	"  -g HASH    name algorithm, and the extend hash (default sha256)\n"
+	"  --auth AUTH  the index's auth value (str:, hex:, file:, env:)\n"
+	"  --owner-auth AUTH  the owner hierarchy's auth value (default "
+	"empty)\n"
+	"  --platform-auth AUTH  the platform's, for platformcreate "
+	"indices\n"
+	"  --allow-irreversible  permit policydelete, writedefine, "
+	"write_stclear,\n"
+	"             read_stclear, globallock and platformcreate\n";
+
+#define DEFAULT_ATTRS (TPMA_NV_OWNERREAD | TPMA_NV_OWNERWRITE | \
+		       TPMA_NV_AUTHREAD | TPMA_NV_AUTHWRITE)
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"size", required_argument, NULL, 's'},
+		{"attributes", required_argument, NULL, 'a'},
+		{"type", required_argument, NULL, 't'},
+		{"hash", required_argument, NULL, 'g'},
+		{"auth", required_argument, NULL, 'A'},
+		{"owner-auth", required_argument, NULL, 'O'},
+		{"platform-auth", required_argument, NULL, 'P'},
+		{"allow-irreversible", no_argument, NULL, 'I'},
+		{NULL, 0, NULL, 0}
+	};
+	const char *size_s = NULL, *attr_s = NULL, *type_s = NULL;
+	const char *hash_s = NULL, *auth_s = NULL, *owner_s = NULL;
+	const char *plat_s = NULL;
+	struct authval av, hv;
+	struct tpm2_auth ha;
+	struct nv_public p;
+	uint32_t attrs = DEFAULT_ATTRS, index_max, buffer_max, hier, bad;
+	int irrev = 0, type = -1, o, rc;
+	uint64_t size = 0;
+	char list[256];
+	struct tpm *t;
+
+	while ((o = getopt_long(argc, argv, "s:a:t:g:", lo, NULL)) != -1) {
+		switch (o) {
+		case 's': size_s = optarg; break;
+		case 'a': attr_s = optarg; break;
+		case 't': type_s = optarg; break;
+		case 'g': hash_s = optarg; break;
+		case 'A': auth_s = optarg; break;
+		case 'O': owner_s = optarg; break;
+		case 'P': plat_s = optarg; break;
+		case 'I': irrev = 1; break;
+		default: return ctx_usage(c, "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return ctx_usage(c, "expected one NV index");
+	memset(&p, 0, sizeof(p));
+	if (nv_index_parse(argv[optind], &p.index, &c->e))
+		return ctx_usage(c, "%s", c->e.msg);
+
+	/* Step 1: attributes, type, name algorithm and size, checked here
+	 * so the TPM's refusals are the rare ones. */
+	if (attr_s && nv_attr_parse(attr_s, &attrs, &c->e))
+		return ctx_usage(c, "%s", c->e.msg);
+	if (type_s) {
+		type = nv_type_parse(type_s);
+		if (type < 0 || type == TPM2_NT_PIN_FAIL ||
+		    type == TPM2_NT_PIN_PASS)
+			return ctx_usage(c, "unknown type '%s' (ordinary, "
+					 "counter, bits, extend)", type_s);
+		if (attr_s && (attrs & TPMA_NV_TPM_NT_MASK) &&
+		    nv_type(attrs) != (unsigned)type)
+			return ctx_usage(c, "-t %s disagrees with nt=%s in -a",
+					 type_s, nv_type_name(nv_type(attrs)));
+		attrs = (attrs & ~TPMA_NV_TPM_NT_MASK) |
+			(uint32_t)type << TPMA_NV_TPM_NT_SHIFT;
+	}
+	type = (int)nv_type(attrs);
+	p.name_alg = TPM2_ALG_SHA256;
+	if (hash_s) {
+		p.name_alg = alg_from_name(hash_s);
+		if (!p.name_alg || !hash_supported(p.name_alg))
+			return ctx_usage(c, "unknown hash '%s' (sha1, sha256, "
+					 "sha384, sha512)", hash_s);
+	}
+	if ((bad = attrs & TPMA_NV_STATE)) {
+		nv_attr_format(bad, list, sizeof(list));
+		return ctx_usage(c, "%s: set by the TPM, not at definition",
+				 list);
+	}
+	if (attrs & TPMA_NV_RESERVED)
+		return ctx_usage(c, "reserved attribute bits 0x%x are set",
+				 attrs & TPMA_NV_RESERVED);
+	if (!(attrs & TPMA_NV_ANYREAD) || !(attrs & TPMA_NV_ANYWRITE))
+		return ctx_usage(c, "the index needs a read and a write "
+				 "authorization (one of ppread, ownerread, "
+				 "authread, policyread and one of ppwrite, "
+				 "ownerwrite, authwrite, policywrite)");
+	if ((bad = attrs & TPMA_NV_IRREVERSIBLE) && !irrev) {
+		nv_attr_format(bad, list, sizeof(list));
+		return ctx_usage(c, "%s cannot be undone or lock the index "
+				 "for good; add --allow-irreversible if that "
+				 "is what you want", list);
+	}
+	if (plat_s && !(attrs & TPMA_NV_PLATFORMCREATE))
+		return ctx_usage(c, "--platform-auth is for platformcreate "
+				 "indices");
+	if (size_s && (parse_u64(size_s, &size) || size > 0xffff))
+		return ctx_usage(c, "bad size '%s'", size_s);
+	switch (type) {
+	case TPM2_NT_ORDINARY:
+		if (!size_s)
+			return ctx_usage(c, "an ordinary index needs -s SIZE");
+		if (size == 0)
+			return ctx_usage(c, "SIZE must be at least 1");
+		break;
+	case TPM2_NT_COUNTER:
+	case TPM2_NT_BITS:
+	case TPM2_NT_PIN_FAIL:
+	case TPM2_NT_PIN_PASS:
+		if (size_s && size != 8)
+			return ctx_usage(c, "a %s index holds 8 bytes, not "
+					 "%s", nv_type_name((unsigned)type),
+					 size_s);
+		size = 8;
+		break;
+	case TPM2_NT_EXTEND:
+		if (size_s && size != hash_size(p.name_alg))
+			return ctx_usage(c, "an extend index with %s holds %zu"
+					 " bytes, not %s",
+					 alg_name(p.name_alg),
+					 hash_size(p.name_alg), size_s);
+		size = hash_size(p.name_alg);
+		break;
+	default:
+		return ctx_usage(c, "index type 0x%x is not one tpmbox "
+				 "defines", (unsigned)type);
+	}
+	p.attrs = attrs;
+	p.size = (uint16_t)size;
+
+	/* Step 2: the TPM's limit. */
+	if (!(t = ctx_tpm(c)) ||
+	    tpm2_nv_limits(t, &index_max, &buffer_max))
+		return ctx_fail(c);
+	if (size > index_max)
+		return ctx_usage(c, "SIZE %llu is above this TPM's "
+				 "TPM_PT_NV_INDEX_MAX (%u bytes)",
+				 (unsigned long long)size, index_max);
+
+	/* Step 3: define it. */
+	memset(&av, 0, sizeof(av));
+	memset(&hv, 0, sizeof(hv));
+	if (auth_s && auth_parse(auth_s, &av, &c->e))
+		return ctx_fail(c);
+	hier = (attrs & TPMA_NV_PLATFORMCREATE) ? TPM2_RH_PLATFORM
+						 : TPM2_RH_OWNER;
+	if ((plat_s || owner_s) &&
+	    auth_parse(hier == TPM2_RH_PLATFORM ? (plat_s ? plat_s : "")
+			: (owner_s ? owner_s : ""), &hv, &c->e)) {
+		auth_wipe(&av);
+		return ctx_fail(c);
+	}
+	tpm2_auth_pw(&ha, hv.v, hv.n);
+	rc = tpm2_nv_define(t, hier, &ha, av.v, av.n, &p);
+	auth_wipe(&av);
+	auth_wipe(&hv);
+	return rc ? ctx_fail(c) : 0;
+}
+
+const struct applet applet_nvdefine = {
+	"nvdefine", "define an NV index", usage, run
+};

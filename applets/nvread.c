@@ -1,0 +1,143 @@
+/* nvread: read data from an NV index. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "applet.h"
+#include "file.h"
+#include "hex.h"
+#include "tpm2/cmd.h"
+#include "tpm2/nv.h"
+
+static const char usage[] =
+	"usage: nvread INDEX [-s SIZE] [--offset N] [-o FILE] [-f] [--hex]\n"
+	"              [--auth AUTH | --owner-auth AUTH]\n"
+	"Read SIZE bytes of NV index INDEX from offset N, in as many\n"
+	"TPM2_NV_Read commands as TPM_PT_NV_BUFFER_MAX needs.\n"
+	"  -s SIZE    bytes to read (default: from the offset to the end)\n"
+	"  --offset N  first byte to read (default 0)\n"
+	"  -o FILE    write to FILE atomically (mode 0600; default stdout)\n"
+	"  -f         replace FILE if it exists\n"
+	"  --hex      print lowercase hex and a newline instead of raw bytes\n"
+	"  --auth AUTH  authorize with the index's auth value (str:, hex:, "
+	"file:, env:)\n"
+	"  --owner-auth AUTH  authorize with the owner's auth value\n"
+	"Without --auth or --owner-auth the index's own (empty) auth value "
+	"is\nused when authread is set, else the owner's.\n";
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"size", required_argument, NULL, 's'},
+		{"offset", required_argument, NULL, 'F'},
+		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'f'},
+		{"hex", no_argument, NULL, 'x'},
+		{"auth", required_argument, NULL, 'A'},
+		{"owner-auth", required_argument, NULL, 'O'},
+		{NULL, 0, NULL, 0}
+	};
+	const char *out = "-", *auth_s = NULL, *owner_s = NULL;
+	const char *size_s = NULL;
+	uint32_t index_max, buffer_max;
+	struct nv_access x;
+	struct nv_public p;
+	struct nv_auth na;
+	uint64_t offset = 0, size = 0;
+	int flags = OUT_SECRET, ashex = 0, o, rc;
+	uint8_t *data;
+	char *text = NULL;
+	struct tpm *t;
+
+	while ((o = getopt_long(argc, argv, "s:o:f", lo, NULL)) != -1) {
+		switch (o) {
+		case 's':
+			size_s = optarg;
+			if (parse_u64(optarg, &size) || size == 0 ||
+			    size > 0xffff)
+				return ctx_usage(c, "bad size '%s'", optarg);
+			break;
+		case 'F':
+			if (parse_u64(optarg, &offset) || offset > 0xffff)
+				return ctx_usage(c, "bad offset '%s'", optarg);
+			break;
+		case 'o': out = optarg; break;
+		case 'f': flags |= OUT_FORCE; break;
+		case 'x': ashex = 1; break;
+		case 'A': auth_s = optarg; break;
+		case 'O': owner_s = optarg; break;
+		default: return ctx_usage(c, "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return ctx_usage(c, "expected one NV index");
+	if (nv_index_parse(argv[optind], &p.index, &c->e))
+		return ctx_usage(c, "%s", c->e.msg);
+	if (auth_s && owner_s)
+		return ctx_usage(c, "give --auth or --owner-auth, not both");
+
+	/* Step 1: what the index is, and whether the range fits. */
+	if (!(t = ctx_tpm(c)) ||
+	    tpm2_nv_readpublic(t, p.index, &p) ||
+	    tpm2_nv_limits(t, &index_max, &buffer_max))
+		return ctx_fail(c);
+	if (offset >= p.size)
+		return ctx_usage(c, "offset %llu is past the end of NV index "
+				 "0x%08x (%u bytes)",
+				 (unsigned long long)offset, p.index, p.size);
+	if (!size_s)
+		size = p.size - offset;
+	if (size > p.size - offset)
+		return ctx_usage(c, "%llu bytes at offset %llu go past the "
+				 "end of NV index 0x%08x (%u bytes)",
+				 (unsigned long long)size,
+				 (unsigned long long)offset, p.index, p.size);
+	if (!(p.attrs & TPMA_NV_WRITTEN)) {
+		err_set(&c->e, EX_FAIL, "NV index 0x%08x has not been written "
+			"yet: there is nothing to read", p.index);
+		err_hint(&c->e, "write it first (nvwrite, nvincrement, "
+			 "nvextend or nvsetbits by its type)");
+		return ctx_fail(c);
+	}
+
+	/* Step 2: read it in chunks. */
+	if (!(data = malloc(size * 2 + 2)))
+		return ctx_usage(c, "out of memory");
+	memset(&x, 0, sizeof(x));
+	x.p = &p;
+	x.chunk = buffer_max;
+	rc = nv_auth_begin(t, &x, &na, 0, auth_s, owner_s);
+	if (!rc)
+		rc = tpm2_nv_read(t, &x, data, size, (size_t)offset);
+	nv_auth_end(t, &na);
+	if (rc) {
+		free(data);
+		return c->e.code == EX_USAGE ? ctx_usage(c, "%s", c->e.msg)
+					     : ctx_fail(c);
+	}
+
+	/* Step 3: write it out, raw or as hex. */
+	if (ashex) {
+		if (!(text = malloc(size * 2 + 2))) {
+			explicit_bzero(data, size);
+			free(data);
+			return ctx_usage(c, "out of memory");
+		}
+		hex_encode(data, size, text);
+		strcat(text, "\n");
+	}
+	rc = file_write_atomic(out, ashex ? (uint8_t *)text : data,
+			       ashex ? size * 2 + 1 : size, flags, &c->e);
+	explicit_bzero(data, size);
+	free(data);
+	if (text) {
+		explicit_bzero(text, size * 2 + 1);
+		free(text);
+	}
+	return rc ? ctx_fail(c) : 0;
+}
+
+const struct applet applet_nvread = {
+	"nvread", "read data from an NV index", usage, run
+};
