@@ -1,5 +1,6 @@
 /* tpmbox: dispatch by basename(argv[0]) or argv[1] to an applet. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -218,6 +219,13 @@ int main(int argc, char **argv)
 	int ac = 0, i, k, rc, dashdash = 0;
 
 	signal(SIGPIPE, SIG_IGN);
+	/* A closed stdin/stdout/stderr would be reused by the TPM's file
+	 * descriptor, and output would go to the TPM.  Hold them with
+	 * /dev/null opened read-only, so writes fail (and are reported). */
+	for (k = 0; k < 3; k++)
+		if (fcntl(k, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDONLY) != k)
+			return EX_IO;
 	if (getenv("TPMBOX_TRACE") && strcmp(getenv("TPMBOX_TRACE"), "1") == 0)
 		opts.trace = 1;
 	base = strrchr(argv[0], '/');

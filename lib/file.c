@@ -29,7 +29,7 @@ int write_all(int fd, const void *p, size_t n)
 int file_write_atomic(const char *path, const void *data, size_t n,
 		      int flags, struct tberr *e)
 {
-	char tmp[4096], dir[4096];
+	char tmp[4096], dir[4096], base[4096];
 	struct stat st;
 	int fd, dfd, er;
 	mode_t mode = (flags & OUT_SECRET) ? 0600 : 0644;
@@ -45,8 +45,10 @@ int file_write_atomic(const char *path, const void *data, size_t n,
 			       "replace it)", path);
 	if (strlen(path) + 16 > sizeof(tmp))
 		return err_set(e, EX_USAGE, "path too long: %s", path);
-	snprintf(dir, sizeof(dir), "%s", path);
-	snprintf(dir, sizeof(dir), "%s", dirname(dir));
+	/* dirname() may return a pointer into its argument: copy out of a
+	 * separate buffer (overlapping snprintf is undefined). */
+	snprintf(base, sizeof(base), "%s", path);
+	snprintf(dir, sizeof(dir), "%s", dirname(base));
 	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)

@@ -112,3 +112,19 @@ swtpm_restart() {
 
 # tpm2-tools leave objects loaded without a resource manager.
 t2_flush() { tpm2_flushcontext -t >/dev/null 2>&1; tpm2_flushcontext -l >/dev/null 2>&1; tpm2_flushcontext -s >/dev/null 2>&1; true; }
+
+# tpm2_pcrread's YAML as pcrread's text ("bank:index hex", lowercase), in
+# the order tpm2_pcrread prints.  Usage: t2_pcrread_text [SELECTION]
+t2_pcrread_text() {
+	tpm2_pcrread "$@" | awk '
+		/^  [a-z0-9_]+:[ \t]*$/ { b = $1; sub(/:$/, "", b); next }
+		/^    *[0-9]+ *: *0x/ { i = $1; sub(/:.*/, "", i);
+			h = $NF; sub(/^0x/, "", h);
+			print b ":" i " " tolower(h) }'
+}
+
+# The allocated banks per tpm2_getcap pcrs, one per line, in TPM order.
+t2_banks() {
+	tpm2_getcap pcrs | awk '/^  - [a-z0-9_]+:/ { b = $2; sub(/:$/, "", b);
+		if ($0 !~ /\[ *\]/) print b }'
+}

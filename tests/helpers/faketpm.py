@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""A misbehaving TPM on a unix socket, for transport and parser tests.
+
+usage: faketpm.py SOCKET MODE [LOGFILE]
+
+It accepts one client at a time, reads one command (header size), writes
+what MODE says, and records each command code it saw in LOGFILE.
+Modes:
+  close      read the command, close without answering
+  half       send 15 of an announced 20 bytes, close
+  hang       read the command, never answer (until killed)
+  hangpart   send 6 bytes of a header, never the rest
+  bigrandom  answer GetRandom(n) with n+1 bytes
+  trailing   answer GetRandom(n) with n bytes and 2 bytes more
+  badsize    a header announcing 9 bytes
+  hugesize   a header announcing 1 MiB
+  tpm12      a TPM 1.2 error response (tag 0x00c4)
+  retry2     TPM_RC_RETRY twice, then an honest GetRandom answer
+  retry      TPM_RC_RETRY for ever
+  initialize TPM_RC_INITIALIZE for every command
+"""
+import os
+import socket
+import struct
+import sys
+
+
+def read_cmd(c):
+    buf = b""
+    while len(buf) < 10:
+        d = c.recv(4096)
+        if not d:
+            return None
+        buf += d
+    size = struct.unpack(">I", buf[2:6])[0]
+    while len(buf) < size:
+        d = c.recv(4096)
+        if not d:
+            return None
+        buf += d
+    return buf
+
+
+def rsp(tag, rc, body=b""):
+    return struct.pack(">HII", tag, 10 + len(body), rc) + body
+
+
+def random_answer(cmd, extra=0, trailing=b""):
+    want = struct.unpack(">H", cmd[10:12])[0] if len(cmd) >= 12 else 1
+    data = bytes((i * 7 + 1) & 0xff for i in range(want + extra))
+    return rsp(0x8001, 0, struct.pack(">H", len(data)) + data + trailing)
+
+
+def main():
+    path, mode = sys.argv[1], sys.argv[2]
+    log = sys.argv[3] if len(sys.argv) > 3 else None
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.listen(4)
+    seen = 0
+    held = []
+    while True:
+        c, _ = s.accept()
+        while True:
+            cmd = read_cmd(c)
+            if cmd is None:
+                break
+            cc = struct.unpack(">I", cmd[6:10])[0]
+            seen += 1
+            if log:
+                with open(log, "a") as f:
+                    f.write("0x%x\n" % cc)
+            if mode == "close":
+                break
+            if mode == "half":
+                c.sendall(rsp(0x8001, 0, b"\0" * 10)[:15])
+                break
+            if mode == "hang":
+                held.append(c)
+                c = None
+                break
+            if mode == "hangpart":
+                c.sendall(rsp(0x8001, 0, b"\0" * 10)[:6])
+                held.append(c)
+                c = None
+                break
+            if mode == "bigrandom":
+                c.sendall(random_answer(cmd, extra=1))
+            elif mode == "trailing":
+                c.sendall(random_answer(cmd, trailing=b"\1\2"))
+            elif mode == "badsize":
+                c.sendall(struct.pack(">HII", 0x8001, 9, 0))
+            elif mode == "hugesize":
+                c.sendall(struct.pack(">HII", 0x8001, 1 << 20, 0))
+            elif mode == "tpm12":
+                c.sendall(rsp(0x00c4, 0x1c))
+            elif mode == "retry2":
+                if seen <= 2:
+                    c.sendall(rsp(0x8001, 0x922))
+                else:
+                    c.sendall(random_answer(cmd))
+            elif mode == "retry":
+                c.sendall(rsp(0x8001, 0x922))
+            elif mode == "initialize":
+                c.sendall(rsp(0x8001, 0x100))
+            else:
+                sys.exit("unknown mode " + mode)
+        if c is not None:
+            c.close()
+
+
+if __name__ == "__main__":
+    main()
