@@ -13,6 +13,7 @@
 #include "tpm2/pcr.h"
 
 struct tpm;
+struct tpm2_auth;
 
 /* A seal policy: PolicyPCR over sel with the given values (when
  * has_pcr), then PolicyAuthValue (when auth).  vals are in selection
@@ -61,5 +62,13 @@ int tpm2_policy_password(struct tpm *t, uint32_t session);
 /* *n gets the digest size (at most cap). */
 int tpm2_policy_getdigest(struct tpm *t, uint32_t session, uint8_t *out,
 			  size_t cap, size_t *n);
+
+/* TPM2_Unseal of the loaded object h (name for the session HMAC), with
+ * auth from a policy or HMAC session.  out gets outData (at most cap
+ * bytes: a larger answer is an error); *n its size.  Used by unseal: the
+ * policy above is what gates it. */
+int tpm2_unseal(struct tpm *t, uint32_t h, const uint8_t *name,
+		size_t namelen, struct tpm2_auth *auth, uint8_t *out,
+		size_t cap, size_t *n);
 
 #endif

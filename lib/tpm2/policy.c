@@ -182,3 +182,33 @@ int tpm2_policy_getdigest(struct tpm *t, uint32_t session, uint8_t *out,
 			       "response");
 	return 0;
 }
+
+int tpm2_unseal(struct tpm *t, uint32_t h, const uint8_t *name,
+		size_t namelen, struct tpm2_auth *auth, uint8_t *out,
+		size_t cap, size_t *n)
+{
+	struct tpm2_call c;
+	struct tb r;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.cc = TPM2_CC_Unseal;
+	c.nh = 1;
+	c.h[0] = h;
+	c.name[0].p = name;
+	c.name[0].n = namelen;
+	c.na = 1;
+	c.auth[0] = auth;
+	if ((rc = tpm2_call(t, &c)))
+		return rc;
+	tb_init_read(&r, c.rparams, c.rplen);
+	*n = tb_get_tpm2b(&r, out, cap);
+	rc = 0;
+	if (tb_err(&r) || tb_left(&r)) {
+		explicit_bzero(out, cap);
+		*n = 0;
+		rc = err_set(t->e, EX_IO, "TPM2_Unseal: malformed response");
+	}
+	tpm_wipe(t);
+	return rc;
+}
