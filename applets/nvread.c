@@ -93,21 +93,22 @@ static int run(struct ctx *c, int argc, char **argv)
 				 "end of NV index 0x%08x (%u bytes)",
 				 (unsigned long long)size,
 				 (unsigned long long)offset, p.index, p.size);
-	if (!(p.attrs & TPMA_NV_WRITTEN)) {
-		err_set(&c->e, EX_FAIL, "NV index 0x%08x has not been written "
-			"yet: there is nothing to read", p.index);
-		err_hint(&c->e, "write it first (nvwrite, nvincrement, "
-			 "nvextend or nvsetbits by its type)");
-		return ctx_fail(c);
-	}
 
-	/* Step 2: read it in chunks. */
-	if (!(data = malloc(size * 2 + 2)))
-		return ctx_usage(c, "out of memory");
+	/* Step 2: the authorization, then whether there is anything to
+	 * read, then read it in chunks. */
 	memset(&x, 0, sizeof(x));
 	x.p = &p;
 	x.chunk = buffer_max;
-	rc = nv_auth_begin(t, &x, &na, 0, auth_s, owner_s);
+	if ((rc = nv_auth_begin(t, &x, &na, 0, auth_s, owner_s)) == 0 &&
+	    !(p.attrs & TPMA_NV_WRITTEN)) {
+		rc = err_set(&c->e, EX_FAIL, "NV index 0x%08x has not been "
+			     "written yet: there is nothing to read", p.index);
+		err_hint(&c->e, "write it first (nvwrite, nvincrement, "
+			 "nvextend or nvsetbits by its type)");
+	}
+	data = rc ? NULL : malloc(size * 2 + 2);
+	if (!rc && !data)
+		rc = err_set(&c->e, EX_FAIL, "out of memory");
 	if (!rc)
 		rc = tpm2_nv_read(t, &x, data, size, (size_t)offset);
 	nv_auth_end(t, &na);

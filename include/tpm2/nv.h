@@ -10,10 +10,8 @@
 #include "auth.h"
 #include "buf.h"
 #include "err.h"
+#include "tpm2/cmd.h"
 #include "tpm2/constants.h"
-
-struct tpm;
-struct tpm2_auth;
 
 /* TPMA_NV (TCG TPM 2.0 Part 2, TPMA_NV). */
 #define TPMA_NV_PPWRITE		(1u << 0)
