@@ -1,0 +1,264 @@
+#!/usr/bin/env bats
+# Transports (unix socket, TCP, a device through a pty) and what a broken
+# or hostile TPM gets: closed connections, silence, oversized or malformed
+# responses.  Nothing may hang; the exit code is 3 for the transport.
+
+load helpers/common
+
+FAKE=$BATS_TEST_DIRNAME/helpers/faketpm.py
+
+setup_file() { swtpm_start; }
+teardown_file() { swtpm_stop; }
+
+# Background processes started by one test, killed after it.
+bg() { echo "$1" >> "$BATS_TEST_TMPDIR/pids"; }
+teardown() {
+	[ -f "$BATS_TEST_TMPDIR/pids" ] || return 0
+	while read -r p; do kill "$p" 2>/dev/null; done < "$BATS_TEST_TMPDIR/pids"
+	rm -f "$BATS_TEST_TMPDIR/pids"
+}
+
+# fake MODE: start faketpm.py, set $F to its socket
+fake() {
+	F=$BATS_TEST_TMPDIR/fake.sock
+	rm -f "$F"
+	python3 "$FAKE" "$F" "$1" "$BATS_TEST_TMPDIR/fake.log" &
+	bg $!
+	for _ in $(seq 1 100); do [ -S "$F" ] && return 0; sleep 0.05; done
+	return 1
+}
+
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+@test "transport: swtpm unix socket" {
+	[[ "$TPMBOX_TCTI" == swtpm:path=* ]]
+	run tb getrandom 32
+	assert_success
+	[ "$(tb getrandom 32 | wc -c)" -eq 32 ]
+	[ "$(tb pcrread sha256:0-23 | wc -l)" -eq 24 ]
+}
+
+@test "transport: swtpm TCP (address and localhost), same PCRs as tpm2-tools" {
+	d=$BATS_TEST_TMPDIR/tcp; mkdir -p "$d"
+	port=$(free_port)
+	swtpm socket --tpm2 --server type=tcp,port=$port,bindaddr=127.0.0.1 \
+		--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
+		--tpmstate dir="$d" --flags not-need-init,startup-clear \
+		>/dev/null 2>&1 &
+	bg $!
+	for _ in $(seq 1 100); do tb -T "swtpm:host=127.0.0.1,port=$port" getrandom 1 >/dev/null 2>&1 && break; sleep 0.05; done
+	export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port"
+	tpm2_pcrextend "5:sha256=$(printf '%064x' 77)"
+	run tb -T "swtpm:host=127.0.0.1,port=$port" pcrread sha256:5
+	assert_success
+	assert_output "$(t2_pcrread_text sha256:5)"
+	[ "$output" != "sha256:5 $(printf '%064d' 0)" ]
+	run tb -T "swtpm:host=localhost,port=$port" extend 5 -s tcp -v -b sha256
+	assert_success
+	assert_output "$(t2_pcrread_text sha256:5)"
+	[ "$(TPMBOX_TCTI="swtpm:port=$port" tb getrandom 1000 | wc -c)" -eq 1000 ]
+}
+
+@test "transport: TCP refusals (names, bad port, nobody listening)" {
+	run tb -T "swtpm:host=tpm.example.com,port=2321" getrandom 1
+	assert_failure 2
+	assert_output --partial "host 'tpm.example.com' is not a numeric address"
+	for p in 0 65536 abc ""; do
+		run tb -T "swtpm:host=127.0.0.1,port=$p" getrandom 1
+		assert_failure 2
+		assert_output --partial "bad TCP port '$p'"
+	done
+	port=$(free_port)
+	run tb -T "swtpm:host=127.0.0.1,port=$port" getrandom 1
+	assert_failure 3
+	assert_output --partial "cannot connect to swtpm tcp 127.0.0.1:$port: Connection refused"
+}
+
+@test "transport: unknown TPM configuration -> 2" {
+	run tb -T "mssim:host=1.2.3.4" getrandom 1
+	assert_failure 2
+	assert_output --partial "unknown TPM 'mssim:host=1.2.3.4'"
+}
+
+@test "transport: a device through a socat pty bridge (device:PATH and a bare path)" {
+	d=$BATS_TEST_TMPDIR
+	# swtpm serves one client at a time: give the bridge its own swtpm
+	mkdir -p "$d/s2"
+	swtpm socket --tpm2 --server type=unixio,path="$d/s2/sock" \
+		--ctrl type=unixio,path="$d/s2/sock.ctrl" --tpmstate dir="$d/s2" \
+		--flags not-need-init,startup-clear >/dev/null 2>&1 &
+	bg $!
+	for _ in $(seq 1 100); do [ -S "$d/s2/sock" ] && break; sleep 0.05; done
+	socat PTY,link="$d/tpm0",rawer,echo=0 UNIX-CONNECT:"$d/s2/sock" &
+	bg $!
+	for _ in $(seq 1 100); do [ -e "$d/tpm0" ] && break; sleep 0.05; done
+	[ -c "$(readlink -f "$d/tpm0")" ]
+	run tb -T "device:$d/tpm0" getrandom 1000
+	assert_success
+	[ "$(tb -T "device:$d/tpm0" getrandom 1000 | wc -c)" -eq 1000 ]
+	# a multi-chunk read (96 PCRs, 8 per TPM2_PCR_Read) and an extend
+	run tb -T "$d/tpm0" extend 3 -s pty -b sha1
+	assert_success
+	run tb -T "$d/tpm0" pcrread
+	assert_success
+	[ "$(echo "$output" | wc -l)" -eq 96 ]
+	assert_line "sha1:3 $(printf '%040d' 0 | xxd -r -p | cat - <(printf pty | openssl dgst -sha1 -binary) | openssl dgst -sha1 -binary | xxd -p)"
+	run tb -T "$d/tpm0" info
+	assert_success
+	assert_line "manufacturer: IBM"
+}
+
+@test "transport: a missing device -> 3 with a hint" {
+	run tb -T device:/nonexistent/tpm0 getrandom 1
+	assert_failure 3
+	assert_output --partial "no TPM found: /nonexistent/tpm0 does not exist"
+	assert_output --partial "hint: choose a TPM with -T"
+	run tb -T /nonexistent/tpmrm0 pcrread
+	assert_failure 3
+	assert_output --partial "no TPM found: /nonexistent/tpmrm0 does not exist"
+	run tb -T "swtpm:path=$BATS_TEST_TMPDIR/nosock" getrandom 1
+	assert_failure 3
+	assert_output --partial "cannot connect to swtpm socket $BATS_TEST_TMPDIR/nosock"
+}
+
+@test "transport: a path that is not a TPM (regular file, directory) -> 3" {
+	run tb -T /etc getrandom 1
+	assert_failure 3
+	assert_output --partial "cannot open /etc"
+	: > "$BATS_TEST_TMPDIR/file"
+	run timeout 5 "$TPMBOX" -T "$BATS_TEST_TMPDIR/file" getrandom 1
+	assert_failure 3
+	[ "$status" -ne 124 ]
+}
+
+@test "transport: the simulator closes after reading the command -> 3" {
+	fake close
+	run tb -T "swtpm:path=$F" getrandom 8
+	assert_failure 3
+	assert_output --partial "TPM2_GetRandom: swtpm socket $F closed the connection after 0 of 10 response bytes"
+}
+
+@test "transport: the simulator dies after half a response -> 3" {
+	fake half
+	run tb -T "swtpm:path=$F" getrandom 8
+	assert_failure 3
+	assert_output --partial "closed the connection after 15 of 20 response bytes"
+}
+
+@test "transport: swtpm killed in the middle of a long run -> 3, no hang, no file" {
+	d=$BATS_TEST_TMPDIR/k; mkdir -p "$d"
+	swtpm socket --tpm2 --server type=unixio,path="$d/sock" \
+		--ctrl type=unixio,path="$d/sock.ctrl" --tpmstate dir="$d" \
+		--flags not-need-init,startup-clear --pid file="$d/pid" \
+		>/dev/null 2>&1 &
+	bg $!
+	for _ in $(seq 1 100); do [ -S "$d/sock" ] && break; sleep 0.05; done
+	( sleep 0.4; kill -9 "$(cat "$d/pid")" ) &
+	t0=$(ms)
+	run timeout 20 "$TPMBOX" -T "swtpm:path=$d/sock" getrandom -o "$d/out" 16777216
+	t1=$(ms)
+	assert_failure 3
+	assert_output --regexp "TPM2_GetRandom: (reading from|writing to|swtpm socket).*$d/sock"
+	[ $((t1 - t0)) -lt 5000 ]
+	[ ! -e "$d/out" ]
+	[ -z "$(ls "$d" | grep out.tmp)" ]
+}
+
+@test "transport: a TPM that never answers, --timeout 1 -> 3 within 2 s" {
+	fake hang
+	t0=$(ms)
+	run timeout 10 "$TPMBOX" --timeout 1 -T "swtpm:path=$F" getrandom 8
+	t1=$(ms)
+	assert_failure 3
+	assert_output --partial "TPM2_GetRandom: swtpm socket $F did not answer within 1 s"
+	[ $((t1 - t0)) -ge 900 ] && [ $((t1 - t0)) -lt 2000 ]
+}
+
+@test "transport: a TPM that stops mid-header, --timeout=1 after the applet -> 3" {
+	fake hangpart
+	t0=$(ms)
+	run timeout 10 "$TPMBOX" -T "swtpm:path=$F" getrandom 8 --timeout=1
+	t1=$(ms)
+	assert_failure 3
+	assert_output --partial "did not answer within 1 s"
+	[ $((t1 - t0)) -lt 2000 ]
+}
+
+@test "transport: --timeout must be 1-86400 seconds" {
+	for v in 0 abc -1 86401 ""; do
+		run tb --timeout "$v" getrandom 1
+		assert_failure 2
+		assert_output --partial "bad --timeout '$v'"
+	done
+}
+
+@test "transport: TPM_RC_INITIALIZE (swtpm without startup-clear) -> clear message, no Startup sent" {
+	d=$BATS_TEST_TMPDIR/ni; mkdir -p "$d"
+	swtpm socket --tpm2 --server type=unixio,path="$d/sock" \
+		--ctrl type=unixio,path="$d/sock.ctrl" --tpmstate dir="$d" \
+		--flags not-need-init >/dev/null 2>&1 &
+	bg $!
+	for _ in $(seq 1 100); do [ -S "$d/sock" ] && break; sleep 0.05; done
+	for a in "getrandom 1" "pcrread sha256:0" "info"; do
+		run tb -T "swtpm:path=$d/sock" $a
+		assert_failure 1
+		assert_output --partial "TPM_RC_INITIALIZE: the TPM was not started"
+		assert_output --partial "hint: start it with TPM2_Startup"
+	done
+	# tpmbox did not start it behind our back: tpm2-tools still sees it down
+	run env TPM2TOOLS_TCTI="swtpm:path=$d/sock" tpm2_getrandom 1
+	assert_failure
+	assert_output --partial "0x100"
+}
+
+@test "transport: GetRandom answered with more bytes than asked -> rejected" {
+	fake bigrandom
+	run tb -T "swtpm:path=$F" getrandom --hex 4
+	assert_failure 3
+	assert_output --partial "TPM2_GetRandom: the TPM returned more bytes than the 4 asked for"
+	refute_output --regexp '^[0-9a-f]+$'
+}
+
+@test "transport: bytes left after a response -> rejected" {
+	fake trailing
+	run tb -T "swtpm:path=$F" getrandom 4
+	assert_failure 3
+	assert_output --partial "TPM2_GetRandom: 2 unexpected bytes after the response"
+}
+
+@test "transport: impossible response sizes -> 3" {
+	fake badsize
+	run tb -T "swtpm:path=$F" getrandom 4
+	assert_failure 3
+	assert_output --partial "sent a response with an impossible size (9 bytes)"
+	teardown
+	sleep 0.1
+	fake hugesize
+	run tb -T "swtpm:path=$F" getrandom 4
+	assert_failure 3
+	assert_output --partial "impossible size (1048576 bytes)"
+}
+
+@test "transport: a TPM 1.2 answering -> a clear refusal" {
+	fake tpm12
+	run tb -T "swtpm:path=$F" pcrread
+	assert_failure 1
+	assert_output --partial "this is a TPM 1.2, and this applet needs a TPM 2.0"
+}
+
+@test "transport: TPM_RC_RETRY is retried; a TPM that always says RETRY gives up" {
+	fake retry2
+	run tb -T "swtpm:path=$F" getrandom --hex 4
+	assert_success
+	assert_output "01080f16"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/fake.log")" -eq 3 ]
+	teardown
+	sleep 0.1
+	rm -f "$BATS_TEST_TMPDIR/fake.log"
+	fake retry
+	run timeout 30 "$TPMBOX" -T "swtpm:path=$F" getrandom 4
+	assert_failure 1
+	assert_output --partial "TPM2_GetRandom: TPM_RC_RETRY"
+	n=$(wc -l < "$BATS_TEST_TMPDIR/fake.log")
+	[ "$n" -gt 3 ] && [ "$n" -le 20 ]
+}
