@@ -80,6 +80,19 @@ void tpm2_session_set_flags(struct tpm2_session *s, int flags);
  * tpm2_session_use. */
 void tpm2_session_policy_auth(struct tpm2_session *s, int mode);
 
+/* Whether the authorized entity's authValue goes into the parameter
+ * encryption key (the TPM adds it when the value is "available" for the
+ * command: for an object used in the USER role, only with userWithAuth).
+ * Default: 1 for HMAC sessions, 0 for policy sessions; a policy session
+ * authorizing an object with userWithAuth set (or an NV index with
+ * AUTHREAD/AUTHWRITE) must set 1. */
+void tpm2_session_enc_auth(struct tpm2_session *s, int yes);
+
+/* For commands that change the authorized entity's authValue
+ * (HierarchyChangeAuth, NV_ChangeAuth): the TPM computes the response
+ * HMAC with the new value.  No effect on a password authorization. */
+void tpm2_auth_rsp_value(struct tpm2_auth *a, const uint8_t *v, size_t n);
+
 /* The session handle (for policy commands that name the session). */
 uint32_t tpm2_session_handle(const struct tpm2_session *s);
 /* The session's current nonceTPM (for TPM2_PolicySecret/Signed). */

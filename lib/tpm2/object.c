@@ -6,6 +6,7 @@
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/object.h"
+#include "tpm2/session.h"
 
 #define ALG_RSAES	0x0015
 #define ALG_ECDAA	0x001a
@@ -517,6 +518,8 @@ int tpm2_hierarchy_change_auth(struct tpm *t, uint32_t hier,
 	c.auth[0] = auth_or_empty(ha, &tmp);
 	c.params = p;
 	c.plen = b.len;
+	/* The TPM answers with an HMAC keyed by the new value. */
+	tpm2_auth_rsp_value(c.auth[0], newauth, n);
 	rc = tpm2_call(t, &c);
 	explicit_bzero(p, sizeof(p));
 	return rc;
