@@ -3,6 +3,7 @@
 # global options anywhere, TPM selection precedence, make install.
 
 load helpers/common
+bats_require_minimum_version 1.5.0
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 
@@ -187,4 +188,18 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 	done
 	cmp "$d/usr/share/bash-completion/completions/tpmbox" "$ROOT/completions/tpmbox.bash"
 	bash -n "$d/usr/share/bash-completion/completions/tpmbox"
+}
+
+@test "dispatch: make demo's script runs every step and leaves no swtpm behind" {
+	run bash "$ROOT/tests/helpers/demo.sh"
+	assert_success
+	assert_output --partial "manufacturer: IBM"
+	assert_line --regexp '^[0-9a-f]{64}$'
+	# PCR 9 after the extend, computed here: H(zeros || H(data))
+	want=$( (printf '%064d' 0 | xxd -r -p; printf 'initramfs stage 2' | openssl dgst -sha256 -binary) | openssl dgst -sha256 -binary | xxd -p -c64)
+	[ "$(echo "$output" | grep -c "^sha256:9 $want\$")" -eq 2 ]
+	assert_output --partial "\"9\": \"$want\""
+	dir=$(echo "$output" | sed -n 's/^tpmbox demo: a throwaway swtpm in \([^ ]*\) .*/\1/p')
+	[ -n "$dir" ] && [ ! -e "$dir" ]
+	! pgrep -f "tpmstate dir=$dir" >/dev/null
 }
