@@ -1,0 +1,72 @@
+/* Attestation keys and TPM2_Quote.
+ *
+ * An AK is a restricted signing key under the standard ECC P-256 SRK
+ * (TCG provisioning guidance template; found at 0x81000001 or created
+ * transient): ECC NIST P-256 with ECDSA-SHA256, or RSA-2048 with
+ * RSASSA-SHA256, nameAlg SHA-256, fixedTPM, fixedParent,
+ * sensitiveDataOrigin, userWithAuth, restricted, sign; empty authValue.
+ * AKBLOB is a "TSS2 PRIVATE KEY" PEM (the TPM 2.0 key file ASN.1 format)
+ * with the loadable-key OID 2.23.133.10.1.3, emptyAuth, parent 0x40000001
+ * (the owner hierarchy's standard primary), TPM2B_PUBLIC, TPM2B_PRIVATE. */
+#ifndef TPMBOX_TPM2_ATTEST_H
+#define TPMBOX_TPM2_ATTEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "quote.h"
+#include "tpm2/object.h"
+#include "tpm2/pcr.h"
+
+struct tpm;
+
+struct ak_blob {
+	uint32_t parent;	/* 0x40000001, or a persistent 0x81xxxxxx */
+	int empty_auth;
+	uint8_t pub[2 + TPM2_PUBLIC_MAX];	/* TPM2B_PUBLIC with size */
+	size_t publen;
+	uint8_t priv[2 + TPM2_PRIVATE_MAX];	/* TPM2B_PRIVATE with size */
+	size_t privlen;
+};
+
+/* The AK template (finished: raw bytes and name). */
+void ak_template(struct tpm2_public *p, int rsa);
+/* Whether pub is a key tpmbox can quote with: restricted, sign, not
+ * decrypt, ECDSA or RSASSA with a hash.  Exit 1 naming what is wrong. */
+int ak_check_public(const struct tpm2_public *pub, struct tberr *e);
+
+/* AKBLOB PEM text (malloc'd, NUL-terminated, *n without the NUL). */
+int ak_blob_encode(const struct ak_blob *b, char **pem, size_t *n,
+		   struct tberr *e);
+/* Parse AKBLOB; exit 1 "AKBLOB: why" on anything malformed or another
+ * key type (a sealed blob, a key with a policy). */
+int ak_blob_decode(const uint8_t *text, size_t n, struct ak_blob *b,
+		   struct tberr *e);
+/* The AK's public key as a SubjectPublicKeyInfo PEM. */
+int ak_pub_pem(const struct tpm2_public *pub, char **pem, size_t *n,
+	       struct tberr *e);
+
+/* Create an AK under the SRK (owner_auth for CreatePrimary when no
+ * persistent SRK exists; NULL: empty).  Fills b and pub. */
+int ak_create(struct tpm *t, int rsa, const uint8_t *owner_auth,
+	      size_t owner_authlen, struct ak_blob *b,
+	      struct tpm2_public *pub);
+/* Load an AK; *handle is transient (flush it).  pub gets its public
+ * area. */
+int ak_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner_auth,
+	    size_t owner_authlen, uint32_t *handle, struct tpm2_public *pub);
+
+/* TPM2_Quote with the key's own scheme (inScheme NULL) and its empty
+ * authValue.  attest gets TPMS_ATTEST (without the TPM2B size), sig the
+ * marshalled TPMT_SIGNATURE. */
+int tpm2_quote(struct tpm *t, uint32_t key, const uint8_t *nonce,
+	       size_t nlen, const struct pcr_sel *sel, uint8_t *attest,
+	       size_t *alen, uint8_t *sig, size_t *slen);
+/* Read the selected PCRs and quote them, again until the values read
+ * hash to the quoted digest (a PCR may change between the two).  q gets
+ * everything a QUOTE file holds. */
+int ak_quote(struct tpm *t, uint32_t key, const uint8_t *nonce, size_t nlen,
+	     const struct pcr_sel *sel, struct quote *q);
+
+#endif

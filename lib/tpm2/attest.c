@@ -1,0 +1,397 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "crypto/hash.h"
+#include "crypto/pk.h"
+#include "crypto/verify.h"
+#include "tpm2/attest.h"
+#include "tpm2/cmd.h"
+#include "tpm2/constants.h"
+
+#define AK_ATTRS (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | \
+	TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH | \
+	TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT)
+
+/* 2.23.133.10.1.3: TPM 2.0 loadable key (TPM 2.0 Key Files). */
+static const uint8_t oid_loadable[] = { 0x67, 0x81, 0x05, 0x0a, 0x01, 0x03 };
+
+void ak_template(struct tpm2_public *p, int rsa)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = rsa ? TPM2_ALG_RSA : TPM2_ALG_ECC;
+	p->name_alg = TPM2_ALG_SHA256;
+	p->attrs = AK_ATTRS;
+	p->sym_alg = TPM2_ALG_NULL;
+	p->scheme = rsa ? TPM2_ALG_RSASSA : TPM2_ALG_ECDSA;
+	p->scheme_hash = TPM2_ALG_SHA256;
+	p->kdf = TPM2_ALG_NULL;
+	p->rsa_bits = 2048;
+	p->curve = TPM2_ECC_NIST_P256;
+	tpm2_public_finish(p);
+}
+
+int ak_check_public(const struct tpm2_public *p, struct tberr *e)
+{
+	uint32_t need = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT;
+
+	if ((p->attrs & need) != need || (p->attrs & TPMA_OBJECT_DECRYPT))
+		return err_set(e, EX_FAIL, "AKBLOB: not a restricted signing "
+			       "key (attributes 0x%08x)", p->attrs);
+	if (!((p->type == TPM2_ALG_ECC && p->scheme == TPM2_ALG_ECDSA) ||
+	      (p->type == TPM2_ALG_RSA && p->scheme == TPM2_ALG_RSASSA)) ||
+	    !hash_supported(p->scheme_hash))
+		return err_set(e, EX_FAIL, "AKBLOB: signing scheme 0x%04x/"
+			       "0x%04x is not ECDSA or RSASSA with a SHA hash",
+			       p->scheme, p->scheme_hash);
+	return 0;
+}
+
+/* DER: tag, definite length, value. */
+static void der_len(struct tb *b, size_t n)
+{
+	if (n < 0x80) {
+		tb_put_u8(b, (uint8_t)n);
+	} else if (n < 0x100) {
+		tb_put_u8(b, 0x81);
+		tb_put_u8(b, (uint8_t)n);
+	} else if (n < 0x10000) {
+		tb_put_u8(b, 0x82);
+		tb_put_u16(b, (uint16_t)n);
+	} else {
+		tb_fail(b);
+	}
+}
+
+static void der_put(struct tb *b, uint8_t tag, const void *v, size_t n)
+{
+	tb_put_u8(b, tag);
+	der_len(b, n);
+	tb_put_bytes(b, v, n);
+}
+
+/* Read one element: *tag, *v (into the buffer), returns its length.  The
+ * length forms DER allows here: short, 0x81, 0x82. */
+static size_t der_get(struct tb *b, uint8_t *tag, const uint8_t **v)
+{
+	uint8_t l;
+	size_t n;
+
+	*tag = tb_get_u8(b);
+	l = tb_get_u8(b);
+	if (l < 0x80)
+		n = l;
+	else if (l == 0x81)
+		n = tb_get_u8(b);
+	else if (l == 0x82)
+		n = tb_get_u16(b);
+	else {
+		tb_fail(b);
+		n = 0;
+	}
+	*v = tb_get_ref(b, n);
+	return tb_err(b) ? 0 : n;
+}
+
+int ak_blob_encode(const struct ak_blob *k, char **pem, size_t *n,
+		   struct tberr *e)
+{
+	uint8_t body[2 * (2 + TPM2_PUBLIC_MAX) + 64], der[sizeof(body) + 8];
+	uint8_t par[5];
+	struct tb b, d;
+	size_t pl = 0;
+	int rc;
+
+	/* parent INTEGER: positive, minimal, so 0x81... takes a zero byte */
+	if (k->parent & 0x80000000u)
+		par[pl++] = 0;
+	par[pl++] = (uint8_t)(k->parent >> 24);
+	par[pl++] = (uint8_t)(k->parent >> 16);
+	par[pl++] = (uint8_t)(k->parent >> 8);
+	par[pl++] = (uint8_t)k->parent;
+	tb_init(&b, body, sizeof(body));
+	der_put(&b, 0x06, oid_loadable, sizeof(oid_loadable));
+	if (k->empty_auth)
+		der_put(&b, 0xa0, "\x01\x01\xff", 3);
+	der_put(&b, 0x02, par, pl);
+	der_put(&b, 0x04, k->pub, k->publen);
+	der_put(&b, 0x04, k->priv, k->privlen);
+	tb_init(&d, der, sizeof(der));
+	der_put(&d, 0x30, body, b.len);
+	if (tb_err(&b) || tb_err(&d))
+		return err_set(e, EX_FAIL, "AKBLOB: key too large to encode");
+	rc = pem_encode("TSS2 PRIVATE KEY", der, d.len, pem, n, e);
+	explicit_bzero(der, sizeof(der));
+	explicit_bzero(body, sizeof(body));
+	return rc;
+}
+
+int ak_blob_decode(const uint8_t *text, size_t n, struct ak_blob *k,
+		   struct tberr *e)
+{
+	const uint8_t *v;
+	uint8_t *der, tag;
+	struct tb b, s;
+	size_t len, l, i;
+	int rc = 0;
+
+	memset(k, 0, sizeof(*k));
+	if (pem_decode(text, n, "TSS2 PRIVATE KEY", &der, &len, e))
+		return err_set(e, EX_FAIL, "AKBLOB: no TSS2 PRIVATE KEY PEM "
+			       "block");
+	tb_init_read(&b, der, len);
+	l = der_get(&b, &tag, &v);
+	if (tb_err(&b) || tag != 0x30 || tb_left(&b)) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: malformed TPMKey SEQUENCE");
+		goto out;
+	}
+	tb_init_read(&s, v, l);
+	l = der_get(&s, &tag, &v);
+	if (tb_err(&s) || tag != 0x06) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: malformed key type OID");
+		goto out;
+	}
+	if (l != sizeof(oid_loadable) || memcmp(v, oid_loadable, l)) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: not a loadable key (OID "
+			     "2.23.133.10.1.3); a sealed blob is no AK");
+		goto out;
+	}
+	l = der_get(&s, &tag, &v);
+	if (!tb_err(&s) && tag == 0xa0) {
+		if (l != 3 || v[0] != 0x01 || v[1] != 1) {
+			rc = err_set(e, EX_FAIL, "AKBLOB: malformed emptyAuth");
+			goto out;
+		}
+		k->empty_auth = v[2] != 0;
+		l = der_get(&s, &tag, &v);
+	}
+	if (!tb_err(&s) && tag >= 0xa1 && tag <= 0xa4) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: keys with a policy or "
+			     "imported secret are not supported as AKs");
+		goto out;
+	}
+	if (tb_err(&s) || tag != 0x02 || l == 0 || l > 5 ||
+	    (l == 5 && v[0] != 0) || (v[0] & 0x80)) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: malformed parent handle");
+		goto out;
+	}
+	for (i = 0; i < l; i++)
+		k->parent = (k->parent << 8) | v[i];
+	if (k->parent != TPM2_RH_OWNER && (k->parent >> 24) != 0x81) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: parent 0x%08x is neither "
+			     "the owner hierarchy nor persistent", k->parent);
+		goto out;
+	}
+	l = der_get(&s, &tag, &v);
+	if (tb_err(&s) || tag != 0x04 || l < 2 || l > sizeof(k->pub) ||
+	    (size_t)((v[0] << 8) | v[1]) != l - 2) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: malformed TPM2B_PUBLIC");
+		goto out;
+	}
+	memcpy(k->pub, v, l);
+	k->publen = l;
+	l = der_get(&s, &tag, &v);
+	if (tb_err(&s) || tag != 0x04 || l < 2 || l > sizeof(k->priv) ||
+	    (size_t)((v[0] << 8) | v[1]) != l - 2) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: malformed TPM2B_PRIVATE");
+		goto out;
+	}
+	memcpy(k->priv, v, l);
+	k->privlen = l;
+	if (tb_left(&s))
+		rc = err_set(e, EX_FAIL, "AKBLOB: unexpected data after the "
+			     "private part");
+out:
+	explicit_bzero(der, len);
+	free(der);
+	return rc;
+}
+
+int ak_pub_pem(const struct tpm2_public *p, char **pem, size_t *n,
+	       struct tberr *e)
+{
+	int r;
+
+	if (p->type == TPM2_ALG_ECC && p->curve == TPM2_ECC_NIST_P256)
+		r = pk_pem_p256(p->ecc_x, p->ecc_xlen, p->ecc_y, p->ecc_ylen,
+				pem, n);
+	else if (p->type == TPM2_ALG_RSA)
+		r = pk_pem_rsa(p->rsa_n, p->rsa_nlen, p->rsa_exp, pem, n);
+	else
+		return err_set(e, EX_FAIL, "AK public key: only P-256 and "
+			       "RSA keys are exported");
+	if (r)
+		return err_set(e, EX_FAIL, "AK public key: cannot encode it "
+			       "as PEM");
+	return 0;
+}
+
+/* The ECC P-256 SRK: the persistent one when it is that, else a
+ * transient primary from the template (*flush set). */
+static int srk_ecc(struct tpm *t, const uint8_t *oa, size_t oalen,
+		   uint32_t *h, struct tpm2_public *pub, int *flush)
+{
+	struct tpm2_public tmpl;
+	struct tpm2_auth a;
+	int rc;
+
+	if ((rc = tpm2_srk_get(t, 0, oa, oalen, h, pub, flush, NULL)))
+		return rc;
+	if (pub->type == TPM2_ALG_ECC)
+		return 0;
+	/* 0x81000001 holds the RSA SRK: AKs live under the ECC one. */
+	tpm2_srk_template(&tmpl, 0);
+	tpm2_auth_pw(&a, oa, oalen);
+	*flush = 1;
+	return tpm2_create_primary(t, TPM2_RH_OWNER, &a, &tmpl, NULL, 0, h,
+				   pub);
+}
+
+int ak_create(struct tpm *t, int rsa, const uint8_t *owner_auth,
+	      size_t owner_authlen, struct ak_blob *b,
+	      struct tpm2_public *pub)
+{
+	struct tpm2_public tmpl, srkpub;
+	struct tpm2_private priv;
+	uint32_t srk;
+	int flush = 0, rc;
+	struct tb w;
+
+	memset(b, 0, sizeof(*b));
+	ak_template(&tmpl, rsa);
+	if ((rc = srk_ecc(t, owner_auth, owner_authlen, &srk, &srkpub,
+			  &flush)))
+		return rc;
+	rc = tpm2_create(t, srk, srkpub.name, srkpub.namelen, NULL, &tmpl,
+			 NULL, 0, NULL, 0, &priv, pub);
+	if (flush)
+		tpm2_flush(t, srk);
+	if (rc)
+		return rc;
+	b->parent = TPM2_RH_OWNER;
+	b->empty_auth = 1;
+	tb_init(&w, b->pub, sizeof(b->pub));
+	tb_put_tpm2b(&w, pub->raw, pub->rawlen);
+	b->publen = w.len;
+	tb_init(&w, b->priv, sizeof(b->priv));
+	tb_put_tpm2b(&w, priv.b, priv.n);
+	b->privlen = w.len;
+	explicit_bzero(&priv, sizeof(priv));
+	if (tb_err(&w))
+		return err_set(t->e, EX_FAIL, "TPM2_Create: private part too "
+			       "large");
+	return 0;
+}
+
+int ak_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner_auth,
+	    size_t owner_authlen, uint32_t *handle, struct tpm2_public *pub)
+{
+	struct tpm2_public srkpub;
+	struct tpm2_private priv;
+	uint32_t parent;
+	int flush = 0, rc;
+	struct tb r;
+
+	tb_init_read(&r, b->pub, b->publen);
+	if (tpm2_public_get2b(&r, pub, t->e))
+		return err_prefix(t->e, "AKBLOB");
+	if ((rc = ak_check_public(pub, t->e)))
+		return rc;
+	tb_init_read(&r, b->priv, b->privlen);
+	priv.n = tb_get_tpm2b(&r, priv.b, sizeof(priv.b));
+	if (tb_err(&r))
+		return err_set(t->e, EX_FAIL, "AKBLOB: malformed private "
+			       "part");
+	if (b->parent == TPM2_RH_OWNER) {
+		rc = srk_ecc(t, owner_auth, owner_authlen, &parent, &srkpub,
+			     &flush);
+	} else {
+		parent = b->parent;
+		rc = tpm2_readpublic(t, parent, &srkpub);
+	}
+	if (rc == 0) {
+		rc = tpm2_load(t, parent, srkpub.name, srkpub.namelen, NULL,
+			       &priv, pub, handle);
+		if (flush)
+			tpm2_flush(t, parent);
+	}
+	explicit_bzero(&priv, sizeof(priv));
+	if (rc && (rc == EX_AUTH || rc == EX_FAIL) && t->e->rc)
+		err_hint(t->e, "the AK was made under another SRK (a cleared "
+			 "TPM or another machine)");
+	return rc;
+}
+
+int tpm2_quote(struct tpm *t, uint32_t key, const uint8_t *nonce,
+	       size_t nlen, const struct pcr_sel *sel, uint8_t *attest,
+	       size_t *alen, uint8_t *sig, size_t *slen)
+{
+	struct tpm2_call c = { .cc = TPM2_CC_Quote };
+	struct tpm2_auth a;
+	uint8_t p[256];
+	struct tb b, r;
+	struct quote_sig s;
+	size_t n, at;
+
+	tb_init(&b, p, sizeof(p));
+	tb_put_tpm2b(&b, nonce, nlen);		/* qualifyingData */
+	tb_put_u16(&b, TPM2_ALG_NULL);		/* inScheme: the key's */
+	pcr_sel_marshal(&b, sel);
+	if (tb_err(&b))
+		return err_set(t->e, EX_USAGE, "TPM2_Quote: nonce or "
+			       "selection too large");
+	tpm2_auth_pw(&a, NULL, 0);
+	c.nh = 1;
+	c.h[0] = key;
+	c.na = 1;
+	c.auth[0] = &a;
+	c.params = p;
+	c.plen = b.len;
+	if (tpm2_call(t, &c))
+		return t->e->code;
+	tb_init_read(&r, c.rparams, c.rplen);
+	n = tb_get_tpm2b(&r, attest, QUOTE_ATTEST_MAX);
+	at = r.pos;
+	if (tb_err(&r))
+		return err_set(t->e, EX_IO, "TPM2_Quote: malformed quoted");
+	*alen = n;
+	*slen = c.rplen - at;
+	if (*slen > QUOTE_SIG_MAX ||
+	    quote_sig_parse(c.rparams + at, *slen, &s, t->e))
+		return err_set(t->e, EX_IO, "TPM2_Quote: malformed signature "
+			       "in the response");
+	memcpy(sig, c.rparams + at, *slen);
+	return 0;
+}
+
+int ak_quote(struct tpm *t, uint32_t key, const uint8_t *nonce, size_t nlen,
+	     const struct pcr_sel *sel, struct quote *q)
+{
+	struct quote_attest a;
+	struct quote_sig s;
+	uint8_t d[TPM2_MAX_DIGEST];
+	int tries, rc;
+
+	memset(q, 0, sizeof(*q));
+	q->sel = *sel;
+	for (tries = 0; tries < 5; tries++) {
+		if ((rc = tpm2_pcr_read(t, sel, &q->vals)) ||
+		    (rc = tpm2_quote(t, key, nonce, nlen, sel, q->attest,
+				     &q->attest_len, q->sig, &q->sig_len)))
+			return rc;
+		if (quote_attest_parse(q->attest, q->attest_len, &a, t->e) ||
+		    quote_sig_parse(q->sig, q->sig_len, &s, t->e))
+			return err_prefix(t->e, "TPM2_Quote");
+		if (a.type != TPM2_ST_ATTEST_QUOTE ||
+		    !quote_sel_equal(&a.sel, sel))
+			return err_set(t->e, EX_IO, "TPM2_Quote: the TPM "
+				       "quoted something else than asked");
+		if (quote_pcr_digest(s.hash, &q->vals, d) == 0 &&
+		    a.digest_len == hash_size(s.hash) &&
+		    memcmp(d, a.digest, a.digest_len) == 0)
+			return 0;
+		/* A PCR changed between the read and the quote. */
+	}
+	return err_set(t->e, EX_FAIL, "TPM2_Quote: the PCRs kept changing "
+		       "between reading and quoting them");
+}

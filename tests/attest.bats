@@ -1,0 +1,465 @@
+#!/usr/bin/env bats
+# akcreate, quote, checkquote.  Oracles: tpm2-tools (tpm2_quote output
+# checked by checkquote, our quote checked by tpm2_checkquote, values by
+# tpm2_pcrread) and openssl (keys, crafted attestations it signs).
+
+load helpers/common
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	swtpm_start
+	D=$BATS_FILE_TMPDIR
+	export D
+	# A tools-made ECC and RSA AK under a tools-made primary.
+	tpm2_createprimary -Q -C o -c "$D/prim.ctx"
+	t2_flush
+	tpm2_create -Q -C "$D/prim.ctx" -G ecc256:ecdsa-sha256:null \
+		-a 'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|sign' \
+		-u "$D/t2ak.pub" -r "$D/t2ak.priv"
+	t2_flush
+	tpm2_create -Q -C "$D/prim.ctx" -G rsa2048:rsassa-sha256:null \
+		-a 'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|sign' \
+		-u "$D/t2rsa.pub" -r "$D/t2rsa.priv"
+	t2_flush
+	# Non-zero PCRs in both banks.
+	tb extend 7 -s "boot loader"
+	tb extend 10 -s "ima entry"
+	t2_quote ak "sha256:0,7,10+sha1:7" c0ffee t2
+	t2_quote rsa "sha256:7,10" 0a0b0c t2rsa
+	# Our own AKs.
+	tb akcreate -o "$D/ak.blob" --pub "$D/ak.pem" >/dev/null
+	tb akcreate --rsa -o "$D/rsak.blob" --pub "$D/rsak.pem" >/dev/null
+}
+teardown_file() { swtpm_stop; }
+
+# t2_quote ak|rsa SELECTION NONCE PREFIX: tpm2_quote with a tools AK;
+# writes PREFIX.msg/.sig/.pcrs and PREFIX.pem (the AK's public key).
+t2_quote() {
+	local pub=$D/t2ak.pub priv=$D/t2ak.priv
+	[ "$1" = rsa ] && { pub=$D/t2rsa.pub; priv=$D/t2rsa.priv; }
+	tpm2_load -Q -C "$D/prim.ctx" -u "$pub" -r "$priv" -c "$D/$4.ctx"
+	t2_flush
+	tpm2_readpublic -Q -c "$D/$4.ctx" -f pem -o "$D/$4.pem"
+	t2_flush
+	tpm2_quote -Q -c "$D/$4.ctx" -l "$2" -q "$3" -g sha256 \
+		-m "$D/$4.msg" -s "$D/$4.sig" -o "$D/$4.pcrs"
+	t2_flush
+}
+
+# tpm2_pcrread's values as "bank:idx hex" lines (lower case), in the
+# order of a selection like sha256:0,7+sha1:7.
+t2_values() {
+	local bank idx
+	IFS=+ read -ra parts <<<"$1"
+	for p in "${parts[@]}"; do
+		bank=${p%%:*}
+		IFS=, read -ra idxs <<<"${p#*:}"
+		for idx in "${idxs[@]}"; do
+			v=$(tpm2_pcrread "$bank:$idx" | awk -F': 0x' 'NF==2 {print tolower($2)}')
+			echo "$bank:$idx $v"
+		done
+	done
+}
+
+# flip FILE OFFSET: xor one byte with 1 (negative offset: from the end).
+flip() {
+	local f=$1 off=$2 b
+	[ "$off" -lt 0 ] && off=$(( $(stat -c %s "$f") + off ))
+	b=$(od -An -tx1 -j "$off" -N1 "$f" | tr -d ' ')
+	printf "$(printf '\\x%02x' $(( 0x$b ^ 1 )))" |
+		dd of="$f" bs=1 seek="$off" conv=notrunc 2>/dev/null
+}
+
+# put FILE OFFSET HEX: overwrite bytes.
+put() {
+	echo "$3" | xxd -r -p | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+# --- checkquote on tpm2_quote's output -------------------------------
+
+@test "checkquote verifies tpm2_quote's ECC quote and prints tpm2_pcrread's values" {
+	run tb checkquote -k "$D/t2.pem" -n c0ffee --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:0,7,10+sha1:7')" ]
+	# PCR 7 was really extended: not the reset value
+	refute_output --partial "sha256:7 0000000000000000000000000000000000000000000000000000000000000000"
+	# tpm2-tools agrees these pieces are good
+	run tpm2_checkquote -u "$D/t2.pem" -m "$D/t2.msg" -s "$D/t2.sig" -f "$D/t2.pcrs" -q c0ffee
+	assert_success
+}
+
+@test "checkquote verifies tpm2_quote's RSA quote (RSASSA-SHA256)" {
+	run tb checkquote -k "$D/t2rsa.pem" -n 0a0b0c --msg "$D/t2rsa.msg" --sig "$D/t2rsa.sig" --pcrs "$D/t2rsa.pcrs" --json
+	assert_success
+	assert_output --partial '"sha256": {'
+	assert_output --partial "\"7\": \"$(t2_values sha256:7 | cut -d' ' -f2)\""
+	assert_output --partial "\"10\": \"$(t2_values sha256:10 | cut -d' ' -f2)\""
+}
+
+@test "checkquote: a quote of 19 PCRs (three digest lists in the pcrs file)" {
+	t2_quote ak "sha256:0,1,2,3,4,5,6,7,8,9,10+sha1:0,1,2,3,4,5,6,7" 01 big
+	[ "$(stat -c %s "$D/big.pcrs")" -eq 1732 ]
+	run tb checkquote -k "$D/big.pem" -n 01 -p sha256:0-10+sha1:0-7 --msg "$D/big.msg" --sig "$D/big.sig" --pcrs "$D/big.pcrs"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:0,1,2,3,4,5,6,7,8,9,10+sha1:0,1,2,3,4,5,6,7')" ]
+}
+
+@test "checkquote: altered attestation -> signature check fails" {
+	cp "$D/t2.msg" "$BATS_TEST_TMPDIR/m"
+	flip "$BATS_TEST_TMPDIR/m" 50
+	run tb checkquote -k "$D/t2.pem" -n c0ffee --msg "$BATS_TEST_TMPDIR/m" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output --partial "signature check failed"
+	# tpm2-tools rejects it too
+	run tpm2_checkquote -u "$D/t2.pem" -m "$BATS_TEST_TMPDIR/m" -s "$D/t2.sig" -f "$D/t2.pcrs" -q c0ffee
+	assert_failure
+}
+
+@test "checkquote: altered signature (ECDSA s, RSA) -> signature check fails" {
+	cp "$D/t2.sig" "$BATS_TEST_TMPDIR/s"
+	flip "$BATS_TEST_TMPDIR/s" -1
+	run tb checkquote -k "$D/t2.pem" -n c0ffee --msg "$D/t2.msg" --sig "$BATS_TEST_TMPDIR/s" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output --partial "signature check failed"
+	cp "$D/t2rsa.sig" "$BATS_TEST_TMPDIR/r"
+	flip "$BATS_TEST_TMPDIR/r" 100
+	run tb checkquote -k "$D/t2rsa.pem" -n 0a0b0c --msg "$D/t2rsa.msg" --sig "$BATS_TEST_TMPDIR/r" --pcrs "$D/t2rsa.pcrs"
+	assert_failure 1
+	assert_output --partial "signature check failed: the RSASSA signature does not verify"
+}
+
+@test "checkquote: another AK's key -> signature check fails" {
+	run tb checkquote -k "$D/t2rsa.pem" -n c0ffee --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output --partial "signature check failed: an ECDSA signature cannot be checked with an RSA key"
+	run tb checkquote -k "$D/ak.pem" -n c0ffee --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output --partial "signature check failed: the ECDSA signature does not verify"
+}
+
+@test "checkquote: wrong or missing nonce" {
+	run tb checkquote -k "$D/t2.pem" -n c0ffef --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output "tpmbox checkquote: nonce check failed: the quote answers nonce 'c0ffee'"
+	run tpm2_checkquote -u "$D/t2.pem" -m "$D/t2.msg" -s "$D/t2.sig" -f "$D/t2.pcrs" -q c0ffef
+	assert_failure
+	# no -n: verified, with a warning on stderr only
+	run --separate-stderr tb checkquote -k "$D/t2.pem" --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:0,7,10+sha1:7')" ]
+	[[ "$stderr" == *"warning: no -n given, the nonce was not checked"* ]]
+}
+
+@test "checkquote: altered PCR value -> PCR digest check fails" {
+	cp "$D/t2.pcrs" "$BATS_TEST_TMPDIR/p"
+	# first digest of the first TPML_DIGEST: 132 + 4 + 4 + 2
+	flip "$BATS_TEST_TMPDIR/p" 142
+	run tb checkquote -k "$D/t2.pem" -n c0ffee --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$BATS_TEST_TMPDIR/p"
+	assert_failure 1
+	assert_output --partial "PCR digest check failed"
+	run tpm2_checkquote -u "$D/t2.pem" -m "$D/t2.msg" -s "$D/t2.sig" -f "$BATS_TEST_TMPDIR/p" -q c0ffee
+	assert_failure
+}
+
+@test "checkquote: altered PCR selection -> PCR selection check fails" {
+	cp "$D/t2.pcrs" "$BATS_TEST_TMPDIR/p"
+	# sha256 pcrSelect[0] at offset 7: PCRs 0,7 -> 1,7 (same count)
+	[ "$(od -An -tx1 -j7 -N1 "$BATS_TEST_TMPDIR/p" | tr -d ' ')" = 81 ]
+	put "$BATS_TEST_TMPDIR/p" 7 82
+	run tb checkquote -k "$D/t2.pem" -n c0ffee --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$BATS_TEST_TMPDIR/p"
+	assert_failure 1
+	assert_output --partial "PCR selection check failed: the quote covers sha256:0,7,10+sha1:7, the PCR values are for sha256:1,7,10+sha1:7"
+	# and a selection the verifier did not ask for
+	run tb checkquote -k "$D/t2.pem" -n c0ffee -p sha256:0-10 --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output --partial "PCR selection check failed: the quote covers sha256:0,7,10+sha1:7, not the sha256:0,1,2,3,4,5,6,7,8,9,10 asked for"
+	run tb checkquote -k "$D/t2.pem" -n c0ffee -p sha256:0,7,10+sha1:7 --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_success
+}
+
+@test "checkquote: wrong magic and wrong type, signed by a key openssl made" {
+	T=$BATS_TEST_TMPDIR
+	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$T/k.pem" 2>/dev/null
+	openssl pkey -in "$T/k.pem" -pubout -out "$T/kpub.pem"
+	mksig() {	# TPMT_SIGNATURE: RSASSA, SHA256, 256-byte signature
+		{ printf '\x00\x14\x00\x0b\x01\x00'
+		  openssl dgst -sha256 -sign "$T/k.pem" "$1"; } > "$2"
+	}
+	# the genuine attestation re-signed by openssl verifies
+	cp "$D/t2.msg" "$T/ok.msg"
+	mksig "$T/ok.msg" "$T/ok.sig"
+	run tb checkquote -k "$T/kpub.pem" -n c0ffee --msg "$T/ok.msg" --sig "$T/ok.sig" --pcrs "$D/t2.pcrs"
+	assert_success
+	# magic: not TPM_GENERATED (a signature over host-made data)
+	cp "$D/t2.msg" "$T/magic.msg"
+	put "$T/magic.msg" 0 ff544348
+	mksig "$T/magic.msg" "$T/magic.sig"
+	run tb checkquote -k "$T/kpub.pem" -n c0ffee --msg "$T/magic.msg" --sig "$T/magic.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output "tpmbox checkquote: magic check failed: 0xff544348 is not TPM_GENERATED_VALUE (0xff544347)"
+	# type: TPM_ST_ATTEST_CERTIFY (0x8017)
+	cp "$D/t2.msg" "$T/type.msg"
+	put "$T/type.msg" 4 8017
+	mksig "$T/type.msg" "$T/type.sig"
+	run tb checkquote -k "$T/kpub.pem" -n c0ffee --msg "$T/type.msg" --sig "$T/type.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output "tpmbox checkquote: type check failed: 0x8017 is not TPM_ST_ATTEST_QUOTE (0x8018)"
+}
+
+@test "checkquote: a TPM-signed attestation of another type (tpm2_certify) is refused" {
+	T=$BATS_TEST_TMPDIR
+	tpm2_load -Q -C "$D/prim.ctx" -u "$D/t2ak.pub" -r "$D/t2ak.priv" -c "$T/ak.ctx"
+	t2_flush
+	tpm2_certify -Q -c "$D/prim.ctx" -C "$T/ak.ctx" -g sha256 -o "$T/cert.msg" -s "$T/cert.sig"
+	t2_flush
+	run tb checkquote -k "$D/t2.pem" --msg "$T/cert.msg" --sig "$T/cert.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output "tpmbox checkquote: type check failed: 0x8017 is not TPM_ST_ATTEST_QUOTE (0x8018)"
+}
+
+@test "checkquote: malformed inputs and usage errors" {
+	T=$BATS_TEST_TMPDIR
+	run tb checkquote --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 2
+	assert_output --partial "-k AKPUB.pem is required"
+	run tb checkquote -k "$D/t2.pem" --msg "$D/t2.msg" --sig "$D/t2.sig"
+	assert_failure 2
+	assert_output --partial "give QUOTE, or all of --msg, --sig and --pcrs"
+	run tb checkquote -k "$D/t2.pem" -n xyz "$D/q"
+	assert_failure 2
+	assert_output --partial "bad nonce 'xyz'"
+	run tb checkquote -k "$D/t2.pem" -p sha999:1 --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 2
+	assert_output --partial "unknown PCR bank 'sha999'"
+	run tb checkquote -k "$T/missing.pem" --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 6
+	assert_output --partial "missing.pem"
+	echo "not a key" > "$T/bad.pem"
+	run tb checkquote -k "$T/bad.pem" --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 2
+	assert_output --partial "bad.pem: public key: not a PEM or DER public key"
+	head -c 600 "$D/t2.pcrs" > "$T/short.pcrs"
+	run tb checkquote -k "$D/t2.pem" --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$T/short.pcrs"
+	assert_failure 1
+	assert_output --partial "pcrs file: size 600 does not match"
+	head -c 20 "$D/t2.sig" > "$T/short.sig"
+	run tb checkquote -k "$D/t2.pem" --msg "$D/t2.msg" --sig "$T/short.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output --partial "signature: malformed TPMT_SIGNATURE"
+	head -c 30 "$D/t2.msg" > "$T/short.msg"
+	run tb checkquote -k "$D/t2.pem" --msg "$T/short.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output --partial "signature check failed"
+	printf 'garbage' > "$T/g.quote"
+	run tb checkquote -k "$D/t2.pem" "$T/g.quote"
+	assert_failure 1
+	assert_output --partial "not a tpmbox quote (bad magic)"
+}
+
+# --- akcreate and quote ----------------------------------------------
+
+@test "akcreate: a P-256 key openssl reads, a TSS2 PRIVATE KEY with the loadable OID" {
+	run openssl pkey -pubin -in "$D/ak.pem" -noout -text
+	assert_success
+	assert_output --partial "ASN1 OID: prime256v1"
+	run openssl pkey -pubin -in "$D/rsak.pem" -noout -text
+	assert_success
+	assert_output --partial "Public-Key: (2048 bit)"
+	head -1 "$D/ak.blob" | grep -qx -- "-----BEGIN TSS2 PRIVATE KEY-----"
+	run bash -c "sed '1d;\$d' '$D/ak.blob' | base64 -d | openssl asn1parse -inform DER"
+	assert_success
+	assert_output --partial "OBJECT            :2.23.133.10.1.3"
+	assert_output --partial "BOOLEAN           :255"
+	assert_output --partial "INTEGER           :40000001"
+	[ "$(stat -c %a "$D/ak.blob")" = 600 ]
+}
+
+@test "akcreate: AKBLOB has the ASN.1 layout tpm2_encodeobject writes for a tools AK" {
+	T=$BATS_TEST_TMPDIR
+	tpm2_encodeobject -Q -C "$D/prim.ctx" -u "$D/t2ak.pub" -r "$D/t2ak.priv" -o "$T/enc.pem"
+	t2_flush
+	# the element kinds and depths, without offsets, sizes and values
+	shape() { sed '1d;$d' "$1" | base64 -d | openssl asn1parse -inform DER |
+		sed -E 's/^ *[0-9]+:(d=[0-9]+) +hl= *[0-9]+ +l= *[0-9]+ (prim|cons): ([A-Za-z ]+[^ :]).*/\1 \2 \3/'; }
+	run shape "$T/enc.pem"
+	want=$output
+	[ "${#lines[@]}" -eq 7 ]
+	run shape "$D/ak.blob"
+	[ "$output" = "$want" ]
+}
+
+@test "akcreate: the printed name is the name tpm2-tools computes for the key" {
+	T=$BATS_TEST_TMPDIR
+	run tb akcreate -o "$T/k.blob"
+	assert_success
+	name=$output
+	[ ${#name} -eq 68 ]
+	# tpm2_loadexternal of the public part gives its name
+	sed '1d;$d' "$T/k.blob" | base64 -d > "$T/k.der"
+	# pubkey OCTET STRING: find it via asn1parse offsets
+	off=$(openssl asn1parse -inform DER -in "$T/k.der" | awk -F: '/OCTET STRING/ {print $1+0; exit}')
+	openssl asn1parse -inform DER -in "$T/k.der" -strparse "$off" -noout -out "$T/k.pub"
+	tpm2_loadexternal -Q -C n -u "$T/k.pub" -c "$T/ext.ctx" -n "$T/ext.name"
+	t2_flush
+	[ "$(xxd -p "$T/ext.name" | tr -d '\n')" = "$name" ]
+}
+
+@test "quote (ECC): tpm2_checkquote verifies --msg/--sig/--pcrs, checkquote verifies QUOTE" {
+	T=$BATS_TEST_TMPDIR
+	run tb quote -k "$D/ak.blob" -p sha256:0,7,10+sha1:7 -n 1234abcd -o "$T/q" --msg "$T/m" --sig "$T/s" --pcrs "$T/p"
+	assert_success
+	assert_output ""
+	run tpm2_checkquote -u "$D/ak.pem" -m "$T/m" -s "$T/s" -f "$T/p" -q 1234abcd
+	assert_success
+	run tb checkquote -k "$D/ak.pem" -n 1234abcd "$T/q"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:0,7,10+sha1:7')" ]
+	# and the tools-format pieces verify with checkquote too
+	run tb checkquote -k "$D/ak.pem" -n 1234abcd --msg "$T/m" --sig "$T/s" --pcrs "$T/p"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:0,7,10+sha1:7')" ]
+	# the pcrs file is byte for byte what tpm2_quote writes for the same PCRs
+	t2_quote ak "sha256:0,7,10+sha1:7" 1234abcd same
+	cmp "$T/p" "$D/same.pcrs"
+}
+
+@test "quote --rsa AK: tpm2_checkquote and checkquote verify" {
+	T=$BATS_TEST_TMPDIR
+	run tb quote -k "$D/rsak.blob" -p sha256:7,10 -n 99 -o "$T/q" --msg "$T/m" --sig "$T/s" --pcrs "$T/p"
+	assert_success
+	run tpm2_checkquote -u "$D/rsak.pem" -m "$T/m" -s "$T/s" -f "$T/p" -q 99
+	assert_success
+	run tb checkquote -k "$D/rsak.pem" -n 99 "$T/q"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:7,10')" ]
+	[ "$(head -c 2 "$T/s" | xxd -p)" = 0014 ]
+}
+
+@test "quote: after an extend the quote carries the new value; the old quote still holds the old" {
+	T=$BATS_TEST_TMPDIR
+	tb quote -k "$D/ak.blob" -p sha256:10 -n 01 -o "$T/before"
+	tb extend 10 -s "another program"
+	run tb quote -k "$D/ak.blob" -p sha256:10 -n 02 -o "$T/after" -v
+	assert_success
+	now=$(t2_values sha256:10)
+	[ "$output" = "$now" ]
+	run tb checkquote -k "$D/ak.pem" -n 02 "$T/after"
+	assert_success
+	[ "$output" = "$now" ]
+	run tb checkquote -k "$D/ak.pem" -n 01 "$T/before"
+	assert_success
+	[ "$output" != "$now" ]
+	# a replayed old quote fails on the new nonce
+	run tb checkquote -k "$D/ak.pem" -n 02 "$T/before"
+	assert_failure 1
+	assert_output --partial "nonce check failed"
+}
+
+@test "quote default selection is every sha256 PCR; no -n means an empty nonce" {
+	T=$BATS_TEST_TMPDIR
+	run tb quote -k "$D/ak.blob" -o "$T/q"
+	assert_success
+	run tb checkquote -k "$D/ak.pem" -n "" -p sha256:all "$T/q"
+	assert_success
+	[ "${#lines[@]}" -eq 24 ]
+	[ "${lines[23]}" = "$(t2_values sha256:23)" ]
+}
+
+@test "QUOTE file: altered attestation, signature, PCR value or selection are each rejected" {
+	T=$BATS_TEST_TMPDIR
+	tb quote -k "$D/ak.blob" -p sha256:0,7 -n aa -o "$T/q"
+	run tb checkquote -k "$D/ak.pem" -n aa "$T/q"
+	assert_success
+	# layout: magic 8, version 2, TPM2B attest (size 2 + 129 for a
+	# 2-PCR one-bank quote), then TPMT_SIGNATURE, selection, values
+	asz=$(( 0x$(od -An -tx1 -j10 -N2 "$T/q" | tr -d ' ') ))
+	cp "$T/q" "$T/a"; flip "$T/a" 40
+	run tb checkquote -k "$D/ak.pem" -n aa "$T/a"
+	assert_failure 1
+	assert_output --partial "signature check failed"
+	cp "$T/q" "$T/s"; flip "$T/s" $(( 12 + asz + 10 ))
+	run tb checkquote -k "$D/ak.pem" -n aa "$T/s"
+	assert_failure 1
+	assert_output --partial "signature check failed"
+	cp "$T/q" "$T/v"; flip "$T/v" -1
+	run tb checkquote -k "$D/ak.pem" -n aa "$T/v"
+	assert_failure 1
+	assert_output --partial "PCR digest check failed"
+	# selection: 4 + 2 + 1 + 3 bytes from the end of the values; PCRs
+	# 0,7 -> 1,7 keeps the count
+	cp "$T/q" "$T/l"
+	off=$(( $(stat -c %s "$T/q") - 4 - 2 * 34 - 3 ))
+	[ "$(od -An -tx1 -j"$off" -N1 "$T/l" | tr -d ' ')" = 81 ]
+	put "$T/l" "$off" 82
+	run tb checkquote -k "$D/ak.pem" -n aa "$T/l"
+	assert_failure 1
+	assert_output --partial "PCR selection check failed"
+	run tb checkquote -k "$D/ak.pem" -n ab "$T/q"
+	assert_failure 1
+	assert_output --partial "nonce check failed"
+	head -c $(( $(stat -c %s "$T/q") - 1 )) "$T/q" > "$T/t"
+	run tb checkquote -k "$D/ak.pem" -n aa "$T/t"
+	assert_failure 1
+	assert_output --partial "quote file: truncated"
+}
+
+@test "quote: refusals" {
+	T=$BATS_TEST_TMPDIR
+	run tb quote -k "$T/none.blob" -o "$T/q"
+	assert_failure 6
+	assert_output --partial "none.blob"
+	run tb quote -k "$D/ak.blob"
+	assert_failure 2
+	assert_output --partial "-o QUOTE (or --msg/--sig/--pcrs) is required"
+	run tb quote -k "$D/ak.blob" -n 0g -o "$T/q"
+	assert_failure 2
+	assert_output --partial "bad nonce '0g'"
+	run tb quote -k "$D/ak.blob" -n "$(printf 'ab%.0s' $(seq 65))" -o "$T/q"
+	assert_failure 2
+	run tb quote -k "$D/ak.blob" -p sha256:40 -o "$T/q"
+	assert_failure 2
+	assert_output --partial "bad PCR index"
+	run tb quote -k "$D/ak.blob" -p sm3_256:1 -o "$T/q"
+	assert_failure 2
+	assert_output --partial "PCR bank sm3_256 is not allocated"
+	# a key that is not an AK: the public PEM, a sealed-style blob
+	run tb quote -k "$D/ak.pem" -o "$T/q"
+	assert_failure 1
+	assert_output --partial "AKBLOB: no TSS2 PRIVATE KEY PEM block"
+	sed 's/^M/N/' "$D/ak.blob" > "$T/bad.blob"
+	run tb quote -k "$T/bad.blob" -o "$T/q"
+	assert_failure 1
+	assert_output --partial "AKBLOB"
+	# existing output kept without -f
+	echo keep > "$T/exists"
+	run tb quote -k "$D/ak.blob" -p sha256:0 -o "$T/exists"
+	assert_failure 2
+	assert_output --partial "exists (use -f to replace it)"
+	[ "$(cat "$T/exists")" = keep ]
+	run tb quote -k "$D/ak.blob" -p sha256:0 -o "$T/exists" -f
+	assert_success
+	run tb akcreate -o "$T/exists"
+	assert_failure 2
+	assert_output --partial "exists (use -f to replace it)"
+	run tb akcreate
+	assert_failure 2
+	assert_output --partial "-o AKBLOB is required"
+}
+
+@test "quote: an AK made under another SRK does not load (owner cleared)" {
+	T=$BATS_TEST_TMPDIR
+	tb akcreate -o "$T/old.blob" --pub "$T/old.pem" >/dev/null
+	tpm2_clear -Q -c p
+	run tb quote -k "$T/old.blob" -p sha256:0 -o "$T/q"
+	assert_failure
+	assert_output --partial "TPM2_Load"
+	# a fresh AK works again after the clear
+	tb akcreate -o "$T/new.blob" --pub "$T/new.pem" >/dev/null
+	run tb quote -k "$T/new.blob" -p sha256:0 -n 05 -o "$T/q"
+	assert_success
+	run tb checkquote -k "$T/new.pem" -n 05 "$T/q"
+	assert_success
+	run tb checkquote -k "$T/old.pem" -n 05 "$T/q"
+	assert_failure 1
+	assert_output --partial "signature check failed"
+}
