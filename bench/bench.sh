@@ -1,0 +1,139 @@
+#!/bin/bash
+# make bench: tpmbox against tpm2-tools on the same swtpm.
+#
+# For every workflow: the median wall time of one run over $BENCH_RUNS runs
+# (default 25, at least 20), per process, the ratio, and each side's peak
+# RSS.  Then the tpmbox binary size.  A workflow is two functions,
+#   wf_NAME_tpmbox  and  wf_NAME_t2
+# that do the same job and print nothing; register it with
+#   workflow NAME PROCS_TPMBOX PROCS_T2 "caption"
+# (later: seal+unseal, quote+checkquote).  Any failing command aborts.
+set -euo pipefail
+
+TPMBOX=${TPMBOX:-$(cd "$(dirname "$0")/.." && pwd)/tpmbox}
+RUNS=${BENCH_RUNS:-25}
+[ "$RUNS" -ge 20 ] || { echo "bench: BENCH_RUNS must be >= 20" >&2; exit 2; }
+[ -x "$TPMBOX" ] || { echo "bench: $TPMBOX not built (run make)" >&2; exit 3; }
+for c in swtpm tpm2_getrandom tpm2_pcrread tpm2_pcrextend python3; do
+	command -v "$c" >/dev/null || { echo "bench: $c is not installed" >&2; exit 3; }
+done
+
+BENCH_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tpmbox-bench.XXXXXX")
+SWTPM_PID=
+cleanup() {
+	[ -n "$SWTPM_PID" ] && kill "$SWTPM_PID" 2>/dev/null
+	[ -n "$SWTPM_PID" ] && wait "$SWTPM_PID" 2>/dev/null
+	rm -rf "$BENCH_DIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+swtpm socket --tpm2 \
+	--server type=unixio,path="$BENCH_DIR/sock" \
+	--ctrl type=unixio,path="$BENCH_DIR/sock.ctrl" \
+	--tpmstate dir="$BENCH_DIR" \
+	--flags not-need-init,startup-clear >"$BENCH_DIR/swtpm.log" 2>&1 &
+SWTPM_PID=$!
+export TPMBOX_TCTI="swtpm:path=$BENCH_DIR/sock"
+export TPM2TOOLS_TCTI="$TPMBOX_TCTI"
+for _ in $(seq 1 100); do
+	"$TPMBOX" getrandom 1 >/dev/null 2>&1 && break
+	sleep 0.05
+done
+
+DIGEST=$(printf bench | sha256sum | cut -c1-64)
+
+# ---- workflows ------------------------------------------------------------
+# Run processes through "tb ARGS" (tpmbox) and "t2 CMD ARGS" (tpm2-tools),
+# so the RSS pass can wrap each process.
+
+WRAP=()
+tb() { "${WRAP[@]}" "$TPMBOX" "$@"; }
+t2() { "${WRAP[@]}" "$@"; }
+
+wf_getrandom_tpmbox() { tb getrandom 32 >/dev/null; }
+wf_getrandom_t2() { t2 tpm2_getrandom 32 >/dev/null; }
+
+wf_pcrread_tpmbox() { tb pcrread sha256:7 >/dev/null; }
+wf_pcrread_t2() { t2 tpm2_pcrread sha256:7 >/dev/null; }
+
+wf_extend_tpmbox() { tb extend 16 -d "$DIGEST" -b sha256; }
+wf_extend_t2() { t2 tpm2_pcrextend "16:sha256=$DIGEST"; }
+
+# ---- measurement ------------------------------------------------------------
+
+WORKFLOWS=()
+declare -A PROCS_TB PROCS_T2 CAPTION
+workflow() {
+	WORKFLOWS+=("$1")
+	PROCS_TB[$1]=$2
+	PROCS_T2[$1]=$3
+	CAPTION[$1]=$4
+}
+
+workflow getrandom 1 1 "getrandom 32"
+workflow pcrread 1 1 "pcrread sha256:7"
+workflow extend 1 1 "extend PCR 16 (sha256)"
+
+# now_us: microseconds, without forking
+now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
+
+# median_us FUNC: median wall time of RUNS runs of FUNC (after 2 warm-ups)
+median_us() {
+	local f=$1 i t0 t1
+	local -a v=()
+	"$f"; "$f"
+	for ((i = 0; i < RUNS; i++)); do
+		t0=${EPOCHREALTIME/./}
+		"$f"
+		t1=${EPOCHREALTIME/./}
+		v+=($((t1 - t0)))
+	done
+	printf '%s\n' "${v[@]}" | sort -n | awk '{a[NR] = $1}
+		END {print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2)}'
+}
+
+# peak_kb FUNC: the largest peak RSS (KiB) of the processes FUNC runs,
+# each measured on its own (not the shell around it), by GNU time.  Without
+# /usr/bin/time (Debian package "time") there is no honest fallback: a
+# getrusage wrapper would count its own pre-exec image.
+peak_kb() {
+	if [ ! -x /usr/bin/time ]; then
+		echo "n/a"
+		return
+	fi
+	: > "$BENCH_DIR/rss"
+	WRAP=(/usr/bin/time -f %M -a -o "$BENCH_DIR/rss")
+	"$1"
+	WRAP=()
+	sort -n "$BENCH_DIR/rss" | tail -1
+}
+
+ms() { awk -v u="$1" 'BEGIN {printf "%.2f", u / 1000}'; }
+
+size=$(stat -c %s "$TPMBOX")
+strip -o "$BENCH_DIR/tpmbox.stripped" "$TPMBOX" 2>/dev/null || cp "$TPMBOX" "$BENCH_DIR/tpmbox.stripped"
+ssize=$(stat -c %s "$BENCH_DIR/tpmbox.stripped")
+
+echo "tpmbox bench: $RUNS runs per workflow (median), swtpm over a unix socket"
+echo "tpmbox: $TPMBOX; tpm2-tools: $(tpm2_getrandom --version 2>/dev/null | sed -n 's/.*version="\([^"]*\)".*/\1/p' | head -1)"
+echo
+printf '%-24s %12s %12s %8s %12s %12s\n' "workflow" "tpmbox ms" "tpm2-tools" "ratio" "tpmbox RSS" "t2 RSS"
+printf '%-24s %12s %12s %8s %12s %12s\n' "(per process)" "" "ms" "" "KiB" "KiB"
+worst=0
+for w in "${WORKFLOWS[@]}"; do
+	a=$(median_us "wf_${w}_tpmbox")
+	b=$(median_us "wf_${w}_t2")
+	pa=$((a / PROCS_TB[$w]))
+	pb=$((b / PROCS_T2[$w]))
+	ra=$(peak_kb "wf_${w}_tpmbox")
+	rb=$(peak_kb "wf_${w}_t2")
+	ratio=$(awk -v a="$pa" -v b="$pb" 'BEGIN {printf "%.3f", a / b}')
+	printf '%-24s %12s %12s %8s %12s %12s\n' "${CAPTION[$w]}" \
+		"$(ms "$pa")" "$(ms "$pb")" "$ratio" "$ra" "$rb"
+	worst=$(awk -v r="$ratio" -v w="$worst" 'BEGIN {print (r > w) ? r : w}')
+done
+echo
+echo "tpmbox binary: $size bytes ($ssize stripped), statically linked: $(file -L "$TPMBOX" | grep -q 'statically linked' && echo yes || echo no)"
+[ -x /usr/bin/time ] || echo "peak RSS: n/a (install GNU time, Debian package 'time')"
+echo "worst ratio tpmbox/tpm2-tools: $worst (goal: <= 0.25)"
