@@ -215,14 +215,36 @@ static int need_known(struct ctx *c, const struct opts *o, int i,
 	return ctx_fail(c);
 }
 
+/* Authorize hierarchy i for one call: an HMAC session when the value is
+ * not empty (salted to the SRK when it is known), so the value never
+ * crosses the bus; the empty password otherwise. */
+static int hauth(struct ctx *c, struct tpm *t, struct opts *o, int i,
+		 const struct tpm2_public *srk, struct tpm2_session **s,
+		 struct tpm2_auth *a)
+{
+	const struct authval *v = &o->h[i].cur;
+
+	if (v->n == 0) {
+		tpm2_auth_pw(a, NULL, 0);
+		return 0;
+	}
+	if (!*s && tpm2_session_start(t, TPM2_SE_HMAC,
+				      srk ? TPM2_SRK_HANDLE : TPM2_RH_NULL,
+				      srk, TPM2_RH_NULL, NULL, 0, 0, s))
+		return ctx_fail(c);
+	tpm2_session_use(*s, a, v->v, v->n);
+	return 0;
+}
+
 /* The SRK at 0x81000001: kept when it matches the requested template,
  * created and persisted when absent, replaced only with --force. */
 static int ensure_srk(struct ctx *c, struct tpm *t, struct opts *o,
 		      struct tpm2_public *srk)
 {
+	struct tpm2_session *s = NULL;
 	struct tpm2_public tmpl;
 	struct tpm2_auth a;
-	uint32_t h;
+	uint32_t h = 0;
 	int rc, rsa = -1;
 
 	rc = tpm2_readpublic(t, TPM2_SRK_HANDLE, srk);
@@ -233,7 +255,6 @@ static int ensure_srk(struct ctx *c, struct tpm *t, struct opts *o,
 		return ctx_fail(c);
 	if (need_known(c, o, H_OWNER, "creating the SRK"))
 		return c->e.code;
-	tpm2_auth_pw(&a, o->h[H_OWNER].cur.v, o->h[H_OWNER].cur.n);
 	if (rc == 0) {
 		if (!o->force) {
 			err_set(&c->e, EX_FAIL, "0x81000001 holds %s, not the "
@@ -245,24 +266,39 @@ static int ensure_srk(struct ctx *c, struct tpm *t, struct opts *o,
 				 "standard SRK (keys sealed under it are lost)");
 			return ctx_fail(c);
 		}
+		if ((rc = hauth(c, t, o, H_OWNER, NULL, &s, &a)))
+			goto out;
 		if ((rc = tpm2_evict(t, &a, TPM2_SRK_HANDLE, srk->name,
-				     srk->namelen, TPM2_SRK_HANDLE)))
-			return auth_refused(c, o, H_OWNER, rc);
+				     srk->namelen, TPM2_SRK_HANDLE))) {
+			rc = auth_refused(c, o, H_OWNER, rc);
+			goto out;
+		}
 		say(o, "takeown: evicted the object at 0x81000001%s%s\n", "",
 		    "");
 	}
 	err_clear(&c->e);
 	tpm2_srk_template(&tmpl, o->rsa);
+	if ((rc = hauth(c, t, o, H_OWNER, NULL, &s, &a)))
+		goto out;
 	rc = tpm2_create_primary(t, TPM2_RH_OWNER, &a, &tmpl, NULL, 0, &h,
 				 srk);
-	if (rc)
-		return auth_refused(c, o, H_OWNER, rc);
+	if (rc) {
+		rc = auth_refused(c, o, H_OWNER, rc);
+		goto out;
+	}
+	if ((rc = hauth(c, t, o, H_OWNER, NULL, &s, &a)))
+		goto out;
 	rc = tpm2_evict(t, &a, h, srk->name, srk->namelen, TPM2_SRK_HANDLE);
+	if (rc) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	say(o, "takeown: %s SRK created and persisted at 0x81000001%s\n",
+	    o->rsa ? "RSA-2048" : "ECC P-256", "");
+out:
 	tpm2_flush(t, h);
-	if (rc)
-		return ctx_fail(c);
-	return say(o, "takeown: %s SRK created and persisted at "
-		   "0x81000001%s\n", o->rsa ? "RSA-2048" : "ECC P-256", "");
+	tpm2_session_flush(t, s);
+	return rc;
 }
 
 /* Set the new auth values over a session salted to the SRK, the new
@@ -303,8 +339,10 @@ static int change_auths(struct ctx *c, struct tpm *t, struct opts *o,
 	return 0;
 }
 
-static int set_da(struct ctx *c, struct tpm *t, struct opts *o)
+static int set_da(struct ctx *c, struct tpm *t, struct opts *o,
+		  const struct tpm2_public *srk)
 {
+	struct tpm2_session *s = NULL;
 	static const uint32_t props[3] = {
 		TPM2_PT_MAX_AUTH_FAIL, TPM2_PT_LOCKOUT_INTERVAL,
 		TPM2_PT_LOCKOUT_RECOVERY
@@ -329,8 +367,11 @@ static int set_da(struct ctx *c, struct tpm *t, struct opts *o)
 	if (need_known(c, o, H_LOCKOUT, "setting the dictionary-attack "
 		       "parameters"))
 		return c->e.code;
-	tpm2_auth_pw(&a, o->h[H_LOCKOUT].cur.v, o->h[H_LOCKOUT].cur.n);
-	if ((rc = tpm2_da_parameters(t, &a, o->da[0], o->da[1], o->da[2])))
+	if ((rc = hauth(c, t, o, H_LOCKOUT, srk, &s, &a)))
+		return rc;
+	rc = tpm2_da_parameters(t, &a, o->da[0], o->da[1], o->da[2]);
+	tpm2_session_flush(t, s);
+	if (rc)
 		return auth_refused(c, o, H_LOCKOUT, rc);
 	return say(o, "takeown: dictionary-attack parameters set%s%s\n", "",
 		   "");
@@ -393,7 +434,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	choose_current(&o, perm);
 	if ((rc = ensure_srk(c, t, &o, &srk)) ||
 	    (rc = change_auths(c, t, &o, &srk)) ||
-	    (rc = set_da(c, t, &o)))
+	    (rc = set_da(c, t, &o, &srk)))
 		goto out;
 	if (o.srkpub && (rc = write_srk_pub(c, &o, &srk))) {
 		rc = ctx_fail(c);

@@ -558,6 +558,9 @@ int tpm2_clear(struct tpm *t, uint32_t auth_handle, struct tpm2_auth *a)
 	c.h[0] = auth_handle;
 	c.na = 1;
 	c.auth[0] = auth_or_empty(a, &tmp);
+	/* Clear resets lockoutAuth before the response HMAC is made. */
+	if (auth_handle == TPM2_RH_LOCKOUT)
+		tpm2_auth_rsp_value(c.auth[0], NULL, 0);
 	return tpm2_call(t, &c);
 }
 

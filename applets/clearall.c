@@ -1,0 +1,177 @@
+/* clearall: TPM2_Clear, after listing what it destroys. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "applet.h"
+#include "auth.h"
+#include "tpm2/cap.h"
+#include "tpm2/cmd.h"
+#include "tpm2/constants.h"
+#include "tpm2/nv.h"
+#include "tpm2/object.h"
+#include "tpm2/rc.h"
+#include "tpm2/session.h"
+
+static const char usage[] =
+	"usage: clearall [--lockout-auth AUTH | --platform] [--yes] "
+	"[--dry-run]\n"
+	"Clear the TPM (TPM2_Clear): every owner persistent key and owner NV\n"
+	"index is destroyed, the owner, endorsement and lockout auth values\n"
+	"are reset and the storage and endorsement seeds change.  What will\n"
+	"be destroyed is listed first.\n"
+	"  --lockout-auth AUTH  authorize with the lockout hierarchy (default:\n"
+	"                       the lockout hierarchy with an empty value)\n"
+	"  --platform           authorize with the platform hierarchy (empty\n"
+	"                       value, as firmware leaves it on some systems)\n"
+	"  --yes                do not ask (required when stdin is not a "
+	"terminal)\n"
+	"  --dry-run            only list what would be destroyed\n";
+
+#define MAXH 256
+#define OWNER_PERSISTENT_END 0x81800000u	/* platform range above */
+
+static int confirm(void)
+{
+	char line[32];
+
+	fputs("Clear the TPM? This cannot be undone. Type 'yes': ", stderr);
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	return strcmp(line, "yes\n") == 0 || strcmp(line, "yes") == 0;
+}
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"lockout-auth", required_argument, NULL, 'l'},
+		{"platform", no_argument, NULL, 'p'},
+		{"yes", no_argument, NULL, 'y'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{NULL, 0, NULL, 0}
+	};
+	uint32_t pers[MAXH], nvh[MAXH], perm;
+	size_t np, nn, i, npers = 0, nnv = 0;
+	const char *lockspec = NULL;
+	int platform = 0, yes = 0, dry = 0, o, rc;
+	struct authval av;
+	struct tpm2_session *s = NULL;
+	struct tpm2_auth a;
+	struct tpm *t;
+
+	memset(&av, 0, sizeof(av));
+	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (o) {
+		case 'l': lockspec = optarg; break;
+		case 'p': platform = 1; break;
+		case 'y': yes = 1; break;
+		case 'n': dry = 1; break;
+		default: return ctx_usage(c, "unknown option");
+		}
+	}
+	if (optind != argc)
+		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if (lockspec && platform)
+		return ctx_usage(c, "give --lockout-auth or --platform, not "
+				 "both");
+	if (lockspec && auth_parse(lockspec, &av, &c->e))
+		return ctx_fail(c);
+
+	/* Step 1: what will be destroyed. */
+	if (!(t = ctx_tpm(c)) ||
+	    tpm2_getprop(t, TPM2_PT_PERMANENT, &perm) ||
+	    tpm2_gethandles(t, 0x81000000u, pers, MAXH, &np) ||
+	    tpm2_gethandles(t, 0x01000000u, nvh, MAXH, &nn)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	for (i = 0; i < np; i++) {
+		if (pers[i] >= OWNER_PERSISTENT_END)
+			continue;
+		printf("persistent 0x%08x\n", pers[i]);
+		npers++;
+	}
+	for (i = 0; i < nn; i++) {
+		struct nv_public p;
+
+		if (tpm2_nv_readpublic(t, nvh[i], &p)) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+		if (p.attrs & TPMA_NV_PLATFORMCREATE)
+			continue;	/* survives TPM2_Clear */
+		printf("nv 0x%08x\n", nvh[i]);
+		nnv++;
+	}
+	printf("%s: %zu persistent object%s, %zu NV ind%s; owner, "
+	       "endorsement and lockout auth values reset\n",
+	       dry ? "would clear" : "to clear", npers, npers == 1 ? "" : "s",
+	       nnv, nnv == 1 ? "ex" : "ices");
+	fflush(stdout);
+	if (perm & TPMA_PERMANENT_DISABLECLEAR) {
+		err_set(&c->e, EX_FAIL, "TPM2_Clear is disabled on this TPM "
+			"(disableClear is set)");
+		err_hint(&c->e, "only platform authorization lifts it: "
+			 "TPM2_ClearControl(TPM_RH_PLATFORM, NO), e.g. the "
+			 "firmware's \"clear TPM\" option, or `tpm2_clearcontrol"
+			 " -C p c` while the platform hierarchy is open");
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if (dry) {
+		rc = 0;
+		goto out;
+	}
+
+	/* Step 2: confirmation. */
+	if (!yes) {
+		if (!isatty(0)) {
+			rc = ctx_usage(c, "refusing to clear the TPM without "
+				       "--yes: standard input is not a "
+				       "terminal");
+			goto out;
+		}
+		if (!confirm()) {
+			err_set(&c->e, EX_FAIL, "not cleared: not confirmed");
+			rc = ctx_fail(c);
+			goto out;
+		}
+	}
+
+	/* Step 3: TPM2_Clear; a lockout value goes into an HMAC, not onto
+	 * the bus. */
+	tpm2_auth_pw(&a, NULL, 0);
+	if (av.n) {
+		if (tpm2_session_start(t, TPM2_SE_HMAC, TPM2_RH_NULL, NULL,
+				       TPM2_RH_NULL, NULL, 0, 0, &s)) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+		tpm2_session_use(s, &a, av.v, av.n);
+	}
+	rc = tpm2_clear(t, platform ? TPM2_RH_PLATFORM : TPM2_RH_LOCKOUT, &a);
+	tpm2_session_flush(t, s);	/* gone already is fine */
+	if (rc) {
+		if (rc_base(c->e.rc) == 0x120)
+			err_hint(&c->e, "disableClear is set; only platform "
+				 "authorization lifts it (TPM2_ClearControl)");
+		else if (rc == EX_AUTH && !platform)
+			err_hint(&c->e, "give the lockout value with "
+				 "--lockout-auth; a wrong value blocks lockout "
+				 "authorization for the lockout recovery "
+				 "time");
+		rc = ctx_fail(c);
+		goto out;
+	}
+	printf("cleared\n");
+	rc = 0;
+out:
+	auth_wipe(&av);
+	return rc;
+}
+
+const struct applet applet_clearall = {
+	"clearall", "clear the TPM (owner keys, NV, auth values)", usage, run
+};
