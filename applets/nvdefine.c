@@ -52,8 +52,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	const char *size_s = NULL, *attr_s = NULL, *type_s = NULL;
 	const char *hash_s = NULL, *auth_s = NULL, *owner_s = NULL;
 	const char *plat_s = NULL;
-	struct authval av, hv;
-	struct tpm2_auth ha;
+	struct authval av;
+	struct nv_auth na;
 	struct nv_public p;
 	uint32_t attrs = DEFAULT_ATTRS, index_max, buffer_max, hier, bad;
 	int irrev = 0, type = -1, o, rc;
@@ -170,23 +170,20 @@ static int run(struct ctx *c, int argc, char **argv)
 				 "TPM_PT_NV_INDEX_MAX (%u bytes)",
 				 (unsigned long long)size, index_max);
 
-	/* Step 3: define it. */
+	/* Step 3: define it.  The new auth value travels encrypted, and a
+	 * hierarchy value given here keys an HMAC instead of crossing the
+	 * bus (both over a session salted to the SRK). */
 	memset(&av, 0, sizeof(av));
-	memset(&hv, 0, sizeof(hv));
 	if (auth_s && auth_parse(auth_s, &av, &c->e))
 		return ctx_fail(c);
 	hier = (attrs & TPMA_NV_PLATFORMCREATE) ? TPM2_RH_PLATFORM
 						 : TPM2_RH_OWNER;
-	if ((plat_s || owner_s) &&
-	    auth_parse(hier == TPM2_RH_PLATFORM ? (plat_s ? plat_s : "")
-			: (owner_s ? owner_s : ""), &hv, &c->e)) {
-		auth_wipe(&av);
-		return ctx_fail(c);
-	}
-	tpm2_auth_pw(&ha, hv.v, hv.n);
-	rc = tpm2_nv_define(t, hier, &ha, av.v, av.n, &p);
+	rc = nv_hier_auth_begin(t, &na, hier, hier == TPM2_RH_PLATFORM ?
+				plat_s : owner_s, auth_s != NULL);
+	if (!rc)
+		rc = tpm2_nv_define(t, hier, &na.a, av.v, av.n, &p);
+	nv_auth_end(t, &na);
 	auth_wipe(&av);
-	auth_wipe(&hv);
 	return rc ? ctx_fail(c) : 0;
 }
 

@@ -99,7 +99,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	memset(&x, 0, sizeof(x));
 	x.p = &p;
 	x.chunk = buffer_max;
-	if ((rc = nv_auth_begin(t, &x, &na, 0, auth_s, owner_s)) == 0 &&
+	if ((rc = nv_auth_begin(t, &x, &na, NV_OP_READ, auth_s,
+				 owner_s)) == 0 &&
 	    !(p.attrs & TPMA_NV_WRITTEN)) {
 		rc = err_set(&c->e, EX_FAIL, "NV index 0x%08x has not been "
 			     "written yet: there is nothing to read", p.index);

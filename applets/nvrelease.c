@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "applet.h"
-#include "auth.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
 
@@ -25,8 +24,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	};
 	const char *owner_s = NULL, *plat_s = NULL;
 	struct nv_public p;
-	struct tpm2_auth ha;
-	struct authval hv;
+	struct nv_auth na;
 	uint32_t hier;
 	struct tpm *t;
 	int o, rc;
@@ -58,13 +56,10 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (hier == TPM2_RH_PLATFORM && owner_s)
 		return ctx_usage(c, "NV index 0x%08x was created by the "
 				 "platform: use --platform-auth", p.index);
-	memset(&hv, 0, sizeof(hv));
-	if ((owner_s || plat_s) &&
-	    auth_parse(owner_s ? owner_s : plat_s, &hv, &c->e))
-		return ctx_fail(c);
-	tpm2_auth_pw(&ha, hv.v, hv.n);
-	rc = tpm2_nv_undefine(t, hier, &ha, &p);
-	auth_wipe(&hv);
+	rc = nv_hier_auth_begin(t, &na, hier, owner_s ? owner_s : plat_s, 0);
+	if (!rc)
+		rc = tpm2_nv_undefine(t, hier, &na.a, &p);
+	nv_auth_end(t, &na);
 	return rc ? ctx_fail(c) : 0;
 }
 

@@ -55,7 +55,8 @@ static int run(struct ctx *c, int argc, char **argv)
 				 nv_type_name(nv_type(p.attrs)));
 	memset(&x, 0, sizeof(x));
 	x.p = &p;
-	rc = nv_auth_begin(t, &x, &na, 1, auth_s, owner_s);
+	rc = nv_auth_begin(t, &x, &na, NV_OP_MODIFY, auth_s,
+			   owner_s);
 	if (!rc)
 		rc = tpm2_nv_setbits(t, &x, bits);
 	nv_auth_end(t, &na);

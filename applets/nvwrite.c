@@ -103,7 +103,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	memset(&x, 0, sizeof(x));
 	x.p = &p;
 	x.chunk = buffer_max;
-	rc = nv_auth_begin(t, &x, &na, 1, auth_s, owner_s);
+	rc = nv_auth_begin(t, &x, &na, NV_OP_WRITE, auth_s,
+			   owner_s);
 	if (!rc)
 		rc = tpm2_nv_write(t, &x, data, n, (size_t)offset);
 	nv_auth_end(t, &na);

@@ -6,8 +6,12 @@
 
 load helpers/common
 
-setup_file() { swtpm_start; }
+# swtpm logs every command and response in hex: the wire, as a bus
+# sniffer would see it.
+setup_file() { swtpm_start unix --log "file=$BATS_FILE_TMPDIR/swtpm.log,level=20"; }
 teardown_file() { swtpm_stop; }
+# A test that failed half-way must not leave the owner password set.
+teardown() { tpm2_changeauth -c o -p ownerpw >/dev/null 2>&1 || true; }
 
 # t2_attrs INDEX: the attribute value per tpm2_nvreadpublic (0x... lower)
 t2_attrs() {
@@ -22,6 +26,11 @@ t2_hex() {
 	tpm2_nvread "$i" "$@" 2>/dev/null | xxd -p | tr -d '\n'
 }
 hexof() { xxd -p | tr -d '\n'; }
+# on_wire TEXT: how many times TEXT's bytes crossed the bus so far
+on_wire() {
+	grep -E '^( [0-9A-F]{2})+ *$' "$BATS_FILE_TMPDIR/swtpm.log" |
+		tr -d ' \n' | tr A-F a-f | grep -o "$(printf %s "$1" | hexof)" | wc -l
+}
 
 @test "nvdefine: default attributes are owner and auth read/write" {
 	run tb nvdefine 0x01000001 -s 64
@@ -224,8 +233,36 @@ for e in json.load(sys.stdin):
 	[ "$(tb nvread 0x01000061 --auth str:other)" = 12345678 ]
 }
 
+@test "--auth: the auth value and the data never cross the bus in clear" {
+	tb nvdefine 0x01000062 -s 64 --auth str:Wire-Pass-0x62 -a "authread|authwrite|no_da"
+	printf 'Wire-Data-0x62-written' | tb nvwrite 0x01000062 --auth str:Wire-Pass-0x62
+	run tb nvread 0x01000062 --auth str:Wire-Pass-0x62 -s 22
+	assert_success
+	assert_output Wire-Data-0x62-written
+	[ "$(on_wire Wire-Pass-0x62)" = 0 ]
+	[ "$(on_wire Wire-Data-0x62-written)" = 0 ]
+	# the oracle reads the same data with the same value
+	[ "$(t2_hex 0x01000062 -P Wire-Pass-0x62 -s 22)" = "$(printf Wire-Data-0x62-written | hexof)" ]
+	# control: without an auth value the data is on the wire, so the
+	# check above can fail
+	tb nvdefine 0x01000063 -s 32
+	printf 'Wire-Plain-0x63' | tb nvwrite 0x01000063
+	[ "$(on_wire Wire-Plain-0x63)" -ge 1 ]
+	# an extend with --auth: its data is encrypted too
+	tb nvdefine 0x01000064 -t extend --auth str:Wire-Pass-0x64 -a "authread|authwrite|no_da"
+	printf 'Wire-Ext-0x64' | tb nvextend 0x01000064 -i - --auth str:Wire-Pass-0x64
+	[ "$(on_wire Wire-Ext-0x64)" = 0 ]
+	[ "$(on_wire Wire-Pass-0x64)" = 0 ]
+	want=$( (head -c 32 /dev/zero; printf Wire-Ext-0x64) | sha256sum | cut -c1-64)
+	[ "$(t2_hex 0x01000064 -P Wire-Pass-0x64)" = "$want" ]
+	# no session or SRK is left loaded
+	[ -z "$(tpm2_getcap handles-transient)" ]
+	[ -z "$(tpm2_getcap handles-loaded-session)" ]
+}
+
 @test "--owner-auth: the owner's auth value authorizes define, access and release" {
 	tpm2_changeauth -c o ownerpw
+	before=$(on_wire ownerpw)
 	run tb nvdefine 0x01000070 -s 8
 	assert_failure 4
 	assert_output --partial "TPM2_NV_DefineSpace: TPM_RC_"
@@ -241,6 +278,8 @@ for e in json.load(sys.stdin):
 	assert_failure 4
 	run tb nvrelease 0x01000070 --owner-auth str:ownerpw
 	assert_success
+	# tpmbox never sent the owner's value itself
+	[ "$(on_wire ownerpw)" = "$before" ]
 	tpm2_changeauth -c o -p ownerpw
 }
 

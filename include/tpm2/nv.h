@@ -139,22 +139,38 @@ struct nv_access {
 	uint32_t chunk;		/* TPM_PT_NV_BUFFER_MAX */
 };
 
-/* The authorization an applet asked for, and what it became. */
+/* The authorization an applet asked for, and what it became.  An auth
+ * value given on the command line is never sent as a plain password: it
+ * keys an HMAC session salted to the SRK (found at 0x81000001 or created
+ * from the standard template and flushed afterwards), which also
+ * encrypts the data of reads and writes (AES-CFB).  Without one, the
+ * empty password is used. */
 struct nv_auth {
 	struct authval v;
 	struct tpm2_auth a;
-	void *sess;		/* a salted session, when one is used */
+	void *sess;		/* struct tpm2_session *, or NULL */
+	uint32_t srk;		/* SRK handle to flush, 0 if none */
 };
 
-/* Choose the authorization for a read (write = 0) or a write of x->p:
- * index_auth (--auth AUTH) uses the index's authValue, owner_auth
- * (--owner-auth AUTH) the owner's; neither: what the attributes allow
- * (authread/authwrite first, then ownerread/ownerwrite) with an empty
- * value.  Fills x->auth_handle and x->a.  Exit 2 when the index does not
- * allow the access that way. */
+/* What the authorization is for. */
+#define NV_OP_READ	0	/* read; the response data is encrypted */
+#define NV_OP_WRITE	1	/* write data (first parameter encrypted) */
+#define NV_OP_MODIFY	2	/* write access without data (increment,
+				 * set bits) */
+
+/* Choose the authorization for op on x->p: index_auth (--auth AUTH) uses
+ * the index's authValue, owner_auth (--owner-auth AUTH) the owner's;
+ * neither: what the attributes allow (authread/authwrite first, then
+ * ownerread/ownerwrite) with an empty value.  Fills x->auth_handle and
+ * x->a.  Exit 2 when the index does not allow the access that way. */
 int nv_auth_begin(struct tpm *t, struct nv_access *x, struct nv_auth *na,
-		  int write, const char *index_auth, const char *owner_auth);
-/* Wipe the auth value (and close a session). */
+		  int op, const char *index_auth, const char *owner_auth);
+/* The authorization for hierarchy hier (owner or platform) from spec
+ * (NULL: empty).  With encrypt, the first command parameter is encrypted
+ * (NV_DefineSpace: the new index's auth value). */
+int nv_hier_auth_begin(struct tpm *t, struct nv_auth *na, uint32_t hier,
+		       const char *spec, int encrypt);
+/* Wipe the auth value, flush the session and a transient SRK. */
 void nv_auth_end(struct tpm *t, struct nv_auth *na);
 
 /* Read n bytes at offset, in chunks. */

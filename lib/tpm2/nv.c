@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto/hash.h"
@@ -7,7 +8,9 @@
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/nv.h"
+#include "tpm2/object.h"
 #include "tpm2/rc.h"
+#include "tpm2/session.h"
 
 /* Largest chunk we marshal, whatever the TPM reports: the command must
  * fit TPM_BUF_SIZE with room for handles and a session. */
@@ -567,10 +570,54 @@ int tpm2_nv_setbits(struct tpm *t, struct nv_access *x, uint64_t bits)
 
 /* ---- choosing the authorization ---- */
 
+/* Start an HMAC session salted to a TPM key for na->v, encrypting as
+ * flags say.  The key: the SRK at 0x81000001 when it is a standard one,
+ * else a primary key from the SRK template in the null hierarchy, which
+ * needs no authorization (so the owner's value is never sent to make
+ * it) and is flushed afterwards.  Nothing here pins the key's name: the
+ * salt defeats a bus sniffer, not a TPM impostor. */
+static int salted(struct tpm *t, struct nv_auth *na, int flags)
+{
+	struct tpm2_public *pub, *tmpl;
+	struct tpm2_session *s = NULL;
+	uint32_t key = TPM2_SRK_HANDLE;
+	int rc;
+
+	pub = calloc(2, sizeof(*pub));
+	if (!pub)
+		return err_set(t->e, EX_FAIL, "out of memory");
+	tmpl = pub + 1;
+	rc = tpm2_readpublic(t, TPM2_SRK_HANDLE, pub);
+	if (rc && rc != EX_NOENT) {
+		free(pub);
+		return rc;
+	}
+	if (rc || !tpm2_srk_matches(pub, NULL)) {
+		tpm2_srk_template(tmpl, 0);
+		rc = tpm2_create_primary(t, TPM2_RH_NULL, NULL, tmpl, NULL, 0,
+					 &key, pub);
+		if (rc) {
+			free(pub);
+			return err_prefix(t->e, "creating the key that salts "
+					  "the session");
+		}
+		na->srk = key;
+	}
+	rc = tpm2_session_start(t, TPM2_SE_HMAC, key, pub, TPM2_RH_NULL,
+				NULL, 0, flags, &s);
+	free(pub);
+	if (rc)
+		return rc;
+	na->sess = s;
+	tpm2_session_use(s, &na->a, na->v.v, na->v.n);
+	return 0;
+}
+
 int nv_auth_begin(struct tpm *t, struct nv_access *x, struct nv_auth *na,
-		  int write, const char *index_auth, const char *owner_auth)
+		  int op, const char *index_auth, const char *owner_auth)
 {
 	const struct nv_public *p = x->p;
+	int write = op != NV_OP_READ;
 	uint32_t by_index = write ? TPMA_NV_AUTHWRITE : TPMA_NV_AUTHREAD;
 	uint32_t by_owner = write ? TPMA_NV_OWNERWRITE : TPMA_NV_OWNERREAD;
 	const char *what = write ? "written" : "read";
@@ -612,16 +659,43 @@ int nv_auth_begin(struct tpm *t, struct nv_access *x, struct nv_auth *na,
 			       "tpmbox does not offer here (attributes %s)",
 			       p->index, what, attrs);
 	}
+	x->a = &na->a;
+	if (!spec) {
+		tpm2_auth_pw(&na->a, NULL, 0);
+		return 0;
+	}
+	if ((rc = auth_parse(spec, &na->v, t->e)))
+		return rc;
+	return salted(t, na, op == NV_OP_READ ? SESS_ENC_RSP :
+		      op == NV_OP_WRITE ? SESS_ENC_CMD : 0);
+}
+
+int nv_hier_auth_begin(struct tpm *t, struct nv_auth *na, uint32_t hier,
+		       const char *spec, int encrypt)
+{
+	int rc;
+
+	memset(na, 0, sizeof(*na));
 	if (spec && (rc = auth_parse(spec, &na->v, t->e)))
 		return rc;
-	tpm2_auth_pw(&na->a, na->v.v, na->v.n);
-	x->a = &na->a;
-	return 0;
+	if (!spec && !encrypt) {
+		tpm2_auth_pw(&na->a, NULL, 0);
+		return 0;
+	}
+	(void)hier;
+	return salted(t, na, encrypt ? SESS_ENC_CMD : 0);
 }
 
 void nv_auth_end(struct tpm *t, struct nv_auth *na)
 {
-	(void)t;
+	struct tberr keep = *t->e;
+
+	/* Cleanup must not replace the error being reported. */
+	if (na->sess)
+		tpm2_session_flush(t, na->sess);
+	if (na->srk)
+		tpm2_flush(t, na->srk);
+	*t->e = keep;
 	auth_wipe(&na->v);
-	explicit_bzero(&na->a, sizeof(na->a));
+	explicit_bzero(na, sizeof(*na));
 }
