@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "applet.h"
+#include "eventlog.h"
+#include "imalog.h"
 #include "file.h"
 #include "hex.h"
 #include "pcrfile.h"
@@ -13,6 +15,7 @@
 static const char usage[] =
 	"usage: checkquote -k AKPUB.pem [-n NONCE_HEX] [-p SELECTION] "
 	"[--json]\n"
+	"                  [--eventlog FILE] [--imalog FILE]\n"
 	"                  (QUOTE | --msg F --sig F --pcrs F)\n"
 	"Verify a quote without a TPM: the signature with the AK's public "
 	"key,\n"
@@ -31,9 +34,25 @@ static const char usage[] =
 	"  --msg F    tpm2_quote -m: the TPMS_ATTEST\n"
 	"  --sig F    tpm2_quote -s: the TPMT_SIGNATURE\n"
 	"  --pcrs F   tpm2_quote -o: the PCR values\n"
+	"  --eventlog FILE  also check that this TCG boot event log replays "
+	"to the\n"
+	"             quoted values of the PCRs it extends\n"
+	"  --imalog FILE  likewise for an IMA log (binary_runtime_"
+	"measurements),\n"
+	"             replayed in each quoted bank it can be\n"
 	"  --json     print the PCRs as {\"sha256\": {\"7\": \"hex\"}}\n";
 
 #define IN_MAX (1u << 20)
+
+/* A log that cannot be replayed fails its check (exit 1); a missing or
+ * unreadable one keeps its own code (6, 3). */
+static int log_fail(struct ctx *c, const char *check)
+{
+	if (c->e.code == EX_FAIL &&
+	    !strstr(c->e.msg, "check failed"))
+		err_prefix(&c->e, "%s check failed", check);
+	return ctx_fail(c);
+}
 
 static int slurp(struct ctx *c, const char *path, uint8_t **p, size_t *n)
 {
@@ -44,18 +63,61 @@ static int slurp(struct ctx *c, const char *path, uint8_t **p, size_t *n)
 	return 0;
 }
 
+/* The logs replay to the quoted values (after the quote itself passed). */
+static int check_logs(struct ctx *c, const struct quote *q, const char *evlf,
+		      const char *imaf)
+{
+	struct pcr_vals *r = malloc(sizeof(*r)), *all = malloc(sizeof(*all));
+	int i, rc = 0;
+
+	if (!r || !all) {
+		free(r);
+		free(all);
+		return ctx_usage(c, "out of memory");
+	}
+	if (evlf) {
+		if (eventlog_replay_file(evlf, r, &c->e) ||
+		    quote_match_replay(&q->vals, r, "event log", &c->e))
+			rc = log_fail(c, "event log");
+	}
+	all->n = 0;
+	for (i = 0; imaf && !rc && i < q->sel.n; i++) {
+		uint16_t bank = q->sel.b[i].alg;
+		int k;
+
+		if (!imalog_bank_ok(bank))
+			continue;
+		if (imalog_replay_file(imaf, bank, r, &c->e)) {
+			rc = log_fail(c, "IMA log");
+			break;
+		}
+		for (k = 0; k < r->n && all->n < (int)(sizeof(all->v) /
+						      sizeof(all->v[0])); k++)
+			all->v[all->n++] = r->v[k];
+	}
+	if (imaf && !rc && quote_match_replay(&q->vals, all, "IMA log",
+					      &c->e))
+		rc = ctx_fail(c);
+	free(r);
+	free(all);
+	return rc;
+}
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	enum { O_MSG = 256, O_SIG, O_PCRS, O_JSON };
+	enum { O_MSG = 256, O_SIG, O_PCRS, O_JSON, O_EVL, O_IMA };
 	static const struct option lo[] = {
 		{"msg", required_argument, NULL, O_MSG},
 		{"sig", required_argument, NULL, O_SIG},
 		{"pcrs", required_argument, NULL, O_PCRS},
 		{"json", no_argument, NULL, O_JSON},
+		{"eventlog", required_argument, NULL, O_EVL},
+		{"imalog", required_argument, NULL, O_IMA},
 		{NULL, 0, NULL, 0}
 	};
 	const char *keyf = NULL, *nonce_hex = NULL, *selstr = NULL;
 	const char *msgf = NULL, *sigf = NULL, *pcrsf = NULL, *quotef = NULL;
+	const char *evlf = NULL, *imaf = NULL;
 	uint8_t nonce[68], *key = NULL, *m = NULL, *s = NULL, *p = NULL;
 	size_t keylen, ml, sl, pl;
 	struct quote_want w = { 0 };
@@ -74,6 +136,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		case O_SIG: sigf = optarg; break;
 		case O_PCRS: pcrsf = optarg; break;
 		case O_JSON: json = 1; break;
+		case O_EVL: evlf = optarg; break;
+		case O_IMA: imaf = optarg; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -141,6 +205,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
+	if ((evlf || imaf) && (rc = check_logs(c, q, evlf, imaf)))
+		goto out;
 	if (!nonce_hex)
 		fprintf(stderr, "tpmbox checkquote: warning: no -n given, the "
 			"nonce was not checked (the quote may be a replay)\n");

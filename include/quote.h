@@ -106,4 +106,12 @@ struct quote_want {
 int quote_check(const struct quote *q, const struct quote_want *w,
 		struct tberr *e);
 
+/* A log replay against the quoted values (check is "event log" or "IMA
+ * log"): every PCR both hold must be equal, and at least one must be in
+ * both, else the log proves nothing about the quote.  Returns 0, or 1
+ * with e = "CHECK check failed: why". */
+int quote_match_replay(const struct pcr_vals *quoted,
+		       const struct pcr_vals *replayed, const char *check,
+		       struct tberr *e);
+
 #endif

@@ -608,3 +608,34 @@ int quote_check(const struct quote *q, const struct quote_want *w,
 	}
 	return 0;
 }
+
+int quote_match_replay(const struct pcr_vals *quoted,
+		       const struct pcr_vals *replayed, const char *check,
+		       struct tberr *e)
+{
+	char x[2 * TPM2_MAX_DIGEST + 1], y[2 * TPM2_MAX_DIGEST + 1];
+	int i, j, same = 0;
+
+	for (i = 0; i < replayed->n; i++) {
+		const struct pcr_val *r = &replayed->v[i];
+
+		for (j = 0; j < quoted->n; j++) {
+			const struct pcr_val *q = &quoted->v[j];
+
+			if (q->alg != r->alg || q->idx != r->idx)
+				continue;
+			if (q->len != r->len || memcmp(q->d, r->d, q->len)) {
+				hex_encode(r->d, r->len, x);
+				hex_encode(q->d, q->len, y);
+				return failed(e, check, "%s:%u replays to %s, "
+					      "the quote has %s",
+					      alg_name(r->alg), r->idx, x, y);
+			}
+			same++;
+		}
+	}
+	if (!same)
+		return failed(e, check, "the log extends none of the quoted "
+			      "PCRs");
+	return 0;
+}

@@ -463,3 +463,101 @@ put() {
 	assert_failure 1
 	assert_output --partial "signature check failed"
 }
+
+# --- checkquote --eventlog / --imalog ----------------------------------
+# Logs are built by tests/helpers/mklog.py, which prints the digests a TPM
+# extends for them; tpm2_pcrextend puts those into the swtpm, our AK
+# quotes, checkquote replays the log against the quote.
+
+mk() { python3 "$BATS_TEST_DIRNAME/helpers/mklog.py" "$@"; }
+
+# PCRs 0-15 reset only with a TPM restart.
+reset_pcrs() {
+	if ! swtpm_restart; then
+		echo "swtpm did not restart" >&2
+		return 1
+	fi
+}
+
+@test "checkquote --eventlog: a boot log that replays to the quoted PCRs" {
+	T=$BATS_TEST_TMPDIR
+	reset_pcrs
+	tb akcreate -o "$T/lak.blob" --pub "$T/lak.pem" >/dev/null
+	mk boot "$T/boot.bin" 0:8:crtm 0:1:bios 4:13:loader 7:4:sep > "$T/ext"
+	while read -r pcr bank hex; do tpm2_pcrextend "$pcr:$bank=$hex"; done < "$T/ext"
+	tb quote -k "$T/lak.blob" -p sha256:0,4,7,10+sha1:0,4,7 -n 77 -o "$T/q" --msg "$T/m" --sig "$T/s" --pcrs "$T/p"
+	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/boot.bin" "$T/q"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:0,4,7,10+sha1:0,4,7')" ]
+	# tpm2-tools' own check of the same log against the same quote
+	run tpm2_checkquote -u "$T/lak.pem" -m "$T/m" -s "$T/s" -f "$T/p" -q 77 -e "$T/boot.bin"
+	assert_success
+	# the log is not what was measured: one more event in PCR 4
+	mk boot "$T/more.bin" 0:8:crtm 0:1:bios 4:13:loader 4:13:evil 7:4:sep > /dev/null
+	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/more.bin" "$T/q"
+	assert_failure 1
+	assert_output --regexp "event log check failed: sha(1|256):4 replays to [0-9a-f]+, the quote has [0-9a-f]+$"
+	# a log about PCRs the quote does not cover proves nothing
+	mk boot "$T/other.bin" 14:13:x > /dev/null
+	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/other.bin" "$T/q"
+	assert_failure 1
+	assert_output "tpmbox checkquote: event log check failed: the log extends none of the quoted PCRs"
+	# a truncated log
+	head -c $(( $(stat -c %s "$T/boot.bin") - 3 )) "$T/boot.bin" > "$T/cut.bin"
+	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/cut.bin" "$T/q"
+	assert_failure 1
+	assert_output --partial "event log check failed: $T/cut.bin: "
+	assert_output --partial "truncated"
+	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/none.bin" "$T/q"
+	assert_failure 6
+	# the quote's own checks come first
+	run tb checkquote -k "$T/lak.pem" -n 78 --eventlog "$T/boot.bin" "$T/q"
+	assert_failure 1
+	assert_output --partial "nonce check failed"
+}
+
+@test "checkquote --imalog: an IMA log that replays to PCR 10 in sha1 and sha256" {
+	T=$BATS_TEST_TMPDIR
+	reset_pcrs
+	tb akcreate -o "$T/lak.blob" --pub "$T/lak.pem" >/dev/null
+	mk ima "$T/ima.bin" --template ima-ng /usr/bin/a /usr/bin/b '!/usr/bin/c' /usr/bin/d > "$T/ext"
+	while read -r pcr a b; do tpm2_pcrextend "$pcr:$a,$b"; done < "$T/ext"
+	tb quote -k "$T/lak.blob" -p sha256:10+sha1:10 -n 0102 -o "$T/q"
+	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima.bin" "$T/q"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:10+sha1:10')" ]
+	# the quote covers only sha256: replayed in that bank alone
+	tb quote -k "$T/lak.blob" -p sha256:10 -n 0102 -o "$T/q256"
+	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima.bin" "$T/q256"
+	assert_success
+	# an entry the TPM never saw (a hidden program)
+	mk ima "$T/ima2.bin" --template ima-ng /usr/bin/a /usr/bin/b '!/usr/bin/c' /usr/bin/d /usr/bin/hidden > /dev/null
+	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima2.bin" "$T/q"
+	assert_failure 1
+	assert_output --partial "IMA log check failed: sha"
+	assert_output --partial ":10 replays to"
+	# an entry left out of the log
+	mk ima "$T/ima3.bin" --template ima-ng /usr/bin/a /usr/bin/b '!/usr/bin/c' > /dev/null
+	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima3.bin" "$T/q"
+	assert_failure 1
+	assert_output --partial "IMA log check failed"
+	# PCR 10 not quoted
+	tb quote -k "$T/lak.blob" -p sha256:0 -n 0102 -o "$T/q0"
+	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima.bin" "$T/q0"
+	assert_failure 1
+	assert_output "tpmbox checkquote: IMA log check failed: the log extends none of the quoted PCRs"
+	# malformed
+	head -c 30 "$T/ima.bin" > "$T/cut.bin"
+	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/cut.bin" "$T/q"
+	assert_failure 1
+	assert_output --partial "IMA log check failed: $T/cut.bin: "
+	# both logs at once
+	mk boot "$T/boot.bin" 7:4:sep > "$T/bext"
+	while read -r pcr bank hex; do tpm2_pcrextend "$pcr:$bank=$hex"; done < "$T/bext"
+	tb quote -k "$T/lak.blob" -p sha256:7,10 -n 0102 -o "$T/qb"
+	run tb checkquote -k "$T/lak.pem" -n 0102 --eventlog "$T/boot.bin" --imalog "$T/ima.bin" "$T/qb"
+	assert_success
+	run tb checkquote -k "$T/lak.pem" -n 0102 --eventlog "$T/boot.bin" --imalog "$T/ima2.bin" "$T/qb"
+	assert_failure 1
+	assert_output --partial "IMA log check failed"
+}

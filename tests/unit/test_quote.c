@@ -344,6 +344,31 @@ static void test_pem(void)
 			 "-----END PUBLIC KEY-----\n", 55, &k, &e) == EX_USAGE);
 }
 
+static void test_replay(void)
+{
+	struct quote q;
+	struct pcr_vals r;
+	struct tberr e;
+
+	fixture(&q);
+	r.n = 2;
+	r.v[0] = q.vals.v[2];			/* sha1:7 equal */
+	r.v[1] = q.vals.v[1];
+	r.v[1].idx = 4;				/* sha256:4 not quoted */
+	CHECK(quote_match_replay(&q.vals, &r, "event log", &e) == 0);
+	r.v[1].idx = 7;
+	r.v[1].d[31] ^= 1;			/* sha256:7 differs */
+	CHECK(quote_match_replay(&q.vals, &r, "event log", &e) == EX_FAIL);
+	CHECK(msg_has(&e, "event log check failed: sha256:7 replays to "));
+	r.n = 1;
+	r.v[0].idx = 9;
+	CHECK(quote_match_replay(&q.vals, &r, "IMA log", &e) == EX_FAIL);
+	CHECK(strcmp(e.msg, "IMA log check failed: the log extends none of "
+		     "the quoted PCRs") == 0);
+	r.n = 0;
+	CHECK(quote_match_replay(&q.vals, &r, "IMA log", &e) == EX_FAIL);
+}
+
 int main(void)
 {
 	test_attest();
@@ -352,5 +377,6 @@ int main(void)
 	test_sel();
 	test_files();
 	test_pem();
+	test_replay();
 	return unit_done("quote");
 }
