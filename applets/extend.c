@@ -140,6 +140,8 @@ static int run(struct ctx *c, int argc, char **argv)
 			    (size_t)rawlen)
 				algs[n++] = alloc.b[i].alg;
 	}
+	if (n == 0 && banks)
+		return ctx_usage(c, "empty bank list '%s'", banks);
 	if (n == 0)
 		return ctx_usage(c, "no allocated bank has %ld-byte digests",
 				 rawlen);

@@ -26,7 +26,9 @@ static void ascii4(uint32_t v, char *out)
 	for (i = 0; i < 4; i++) {
 		char ch = (char)(v >> (24 - 8 * i));
 
-		out[i] = ch == 0 ? ' ' : (ch >= 32 && ch < 127 ? ch : '.');
+		/* The TPM is untrusted: nothing that could break the JSON. */
+		out[i] = ch == 0 ? ' ' : (ch >= 32 && ch < 127 && ch != '"' &&
+					  ch != '\\' ? ch : '.');
 	}
 	out[4] = '\0';
 }

@@ -61,8 +61,21 @@ static int open_device(struct xport *x, const char *path, struct tberr *e)
 	snprintf(x->desc, sizeof(x->desc), "%s", path);
 	x->kind = XPORT_DEVICE;
 	x->fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
-	if (x->fd >= 0)
+	if (x->fd >= 0) {
+		struct stat st;
+
+		/* A regular file would get the command appended to it. */
+		if (fstat(x->fd, &st) == 0 && !S_ISCHR(st.st_mode)) {
+			close(x->fd);
+			x->fd = -1;
+			err_set(e, EX_IO, "%s is not a TPM: not a character "
+				"device", path);
+			err_hint(e, "choose a TPM with -T device:PATH, "
+				 "-T swtpm:path=SOCKET or TPMBOX_TCTI");
+			return EX_IO;
+		}
 		return 0;
+	}
 	if (errno == EBUSY) {
 		err_set(e, EX_IO, "cannot open %s: it is busy (held by "
 			"another process)", path);

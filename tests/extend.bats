@@ -158,6 +158,9 @@ sha1:16 $(pcrv sha1 16)"
 	run tb extend 9 -s x -b sha1,sm3_256
 	assert_failure 2
 	assert_output --partial "bank sm3_256 is not allocated on this TPM"
+	run tb extend 9 -s x -b ,
+	assert_failure 2
+	assert_output --partial "empty bank list ','"
 	run tb extend 9 -s x -b sha1,sha1
 	assert_failure 2
 	assert_output --partial "bank sha1 given twice"
