@@ -127,6 +127,9 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (plat_s && !(attrs & TPMA_NV_PLATFORMCREATE))
 		return ctx_usage(c, "--platform-auth is for platformcreate "
 				 "indices");
+	if (owner_s && (attrs & TPMA_NV_PLATFORMCREATE))
+		return ctx_usage(c, "a platformcreate index is defined by the "
+				 "platform: use --platform-auth");
 	if (size_s && (parse_u64(size_s, &size) || size > 0xffff))
 		return ctx_usage(c, "bad size '%s'", size_s);
 	switch (type) {
