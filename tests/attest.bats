@@ -370,9 +370,12 @@ put() {
 	tb quote -k "$D/ak.blob" -p sha256:0,7 -n aa -o "$T/q"
 	run tb checkquote -k "$D/ak.pem" -n aa "$T/q"
 	assert_success
-	# layout: magic 8, version 2, TPM2B attest (size 2 + 129 for a
-	# 2-PCR one-bank quote), then TPMT_SIGNATURE, selection, values
+	# layout (docs/quote-format.md): magic 8, version 2, TPM2B attest
+	# (2 + 114 for a 2-PCR one-bank quote with a 1-byte nonce), then
+	# TPMT_SIGNATURE, selection, values
 	asz=$(( 0x$(od -An -tx1 -j10 -N2 "$T/q" | tr -d ' ') ))
+	[ "$asz" -eq 114 ]
+	[ "$(head -c 10 "$T/q" | xxd -p)" = 544251554f5445000001 ]
 	cp "$T/q" "$T/a"; flip "$T/a" 40
 	run tb checkquote -k "$D/ak.pem" -n aa "$T/a"
 	assert_failure 1
