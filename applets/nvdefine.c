@@ -124,6 +124,10 @@ static int run(struct ctx *c, int argc, char **argv)
 				 "for good; add --allow-irreversible if that "
 				 "is what you want", list);
 	}
+	if ((attrs & TPMA_NV_POLICY_DELETE) &&
+	    !(attrs & TPMA_NV_PLATFORMCREATE))
+		return ctx_usage(c, "policydelete needs platformcreate: only "
+				 "the platform defines such indices");
 	if (plat_s && !(attrs & TPMA_NV_PLATFORMCREATE))
 		return ctx_usage(c, "--platform-auth is for platformcreate "
 				 "indices");

@@ -299,6 +299,27 @@ for e in json.load(sys.stdin):
 	[ $(( $(t2_attrs 0x1000081) & 0x80004000 )) = $((0x80004000)) ]
 }
 
+@test "platformcreate: defined and released through the platform hierarchy" {
+	run tb nvdefine 0x01400000 -s 8 -a "ppread|ppwrite|ownerread|authread|authwrite|platformcreate" --allow-irreversible
+	assert_success
+	[ "$(t2_attrs 0x1400000)" = 0x40070005 ]
+	printf 12345678 | tb nvwrite 0x01400000
+	[ "$(t2_hex 0x01400000)" = "$(printf 12345678 | hexof)" ]
+	run tb nvrelease 0x01400000 --owner-auth str:x
+	assert_failure 2
+	assert_output --partial "use --platform-auth"
+	run tb nvrelease 0x01400000
+	assert_success
+	run bash -c "tpm2_getcap handles-nv-index | grep 0x1400000"
+	assert_failure
+	run tb nvdefine 0x01400001 -s 8 -a "ownerread|ownerwrite|policydelete" --allow-irreversible
+	assert_failure 2
+	assert_output --partial "policydelete needs platformcreate"
+	run tb nvdefine 0x01400001 -s 8 -a "ownerread|ownerwrite" --platform-auth str:x
+	assert_failure 2
+	assert_output --partial "for platformcreate indices"
+}
+
 # ---- refusals ----
 
 @test "refused: a missing index exits 6 for every applet" {
