@@ -449,8 +449,45 @@ put() {
 	assert_output --partial "-o AKBLOB is required"
 }
 
+@test "quote: the AK loads under the persistent SRK, and beside an RSA one" {
+	T=$BATS_TEST_TMPDIR
+	# made with a transient SRK (nothing persisted yet)
+	run tpm2_getcap handles-persistent
+	refute_output --partial 0x81000001
+	tb akcreate -o "$T/a.blob" --pub "$T/a.pem" >/dev/null
+	# takeown persists the same standard SRK and sets an owner auth: the
+	# AK loads under 0x81000001 without it
+	tb takeown --owner-auth str:own >/dev/null
+	run tpm2_getcap handles-persistent
+	assert_output --partial 0x81000001
+	run tb quote -k "$T/a.blob" -p sha256:0 -n 01 -o "$T/q1"
+	assert_success
+	run tb checkquote -k "$T/a.pem" -n 01 "$T/q1"
+	assert_success
+	# an RSA SRK at 0x81000001: the ECC parent must be made again, which
+	# needs the owner auth
+	tb takeown --rsa --force --old-owner-auth str:own --owner-auth str:own >/dev/null
+	run tb quote -k "$T/a.blob" -p sha256:0 -n 02 -o "$T/q2"
+	assert_failure 4
+	assert_output --partial "TPM2_CreatePrimary"
+	run tb quote -k "$T/a.blob" -p sha256:0 -n 02 -o "$T/q2" --owner-auth str:own
+	assert_success
+	run tb checkquote -k "$T/a.pem" -n 02 "$T/q2"
+	assert_success
+	# and akcreate under the same conditions
+	run tb akcreate -o "$T/b.blob" --pub "$T/b.pem" --owner-auth env:OWNER_AUTH_UNSET
+	assert_failure
+	OWNER=own run tb akcreate -o "$T/b.blob" --pub "$T/b.pem" --owner-auth env:OWNER
+	assert_success
+	run tb quote -k "$T/b.blob" -p sha256:0 -n 03 -o "$T/q3" --owner-auth str:own
+	assert_success
+	run tb checkquote -k "$T/b.pem" -n 03 "$T/q3"
+	assert_success
+}
+
 @test "quote: an AK made under another SRK does not load (owner cleared)" {
 	T=$BATS_TEST_TMPDIR
+	tpm2_clear -Q -c p	# from whatever the tests before left
 	tb akcreate -o "$T/old.blob" --pub "$T/old.pem" >/dev/null
 	tpm2_clear -Q -c p
 	run tb quote -k "$T/old.blob" -p sha256:0 -o "$T/q"
