@@ -283,8 +283,10 @@ int main(int argc, char **argv)
 			dashdash = 1;
 		if (!dashdash) {
 			k = global_opt(argc, argv, i);
-			if (k < 0)
+			if (k < 0) {
+				free(av);
 				return EX_USAGE;
+			}
 			if (k > 0) {
 				i += k - 1;
 				continue;
@@ -295,8 +297,11 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	c.name = a->name;
 	c.g = &opts;
-	if (wants_help(ac, av))
-		return ctx_help(&c, a);
+	if (wants_help(ac, av)) {
+		rc = ctx_help(&c, a);
+		free(av);
+		return rc;
+	}
 	optind = 1;
 	rc = a->main(&c, ac, av);
 	tpm_close(c.tpm);
