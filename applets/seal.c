@@ -313,6 +313,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	/* The parent: the persisted SRK, or the same key made afresh. */
 	if (tpm2_srk_get(t, 0, owner.n ? owner.v : NULL, owner.n, &srk,
 			 &srkpub, &transient, &other)) {
+		if (c->e.code == EX_AUTH)
+			err_hint(&c->e, "no SRK is persisted at 0x81000001 "
+				 "and making one needs the owner password: "
+				 "give --owner-auth, or persist it once with "
+				 "'tpmbox takeown'");
 		rc = ctx_fail(c);
 		goto out;
 	}

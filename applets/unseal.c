@@ -164,6 +164,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!(t = ctx_tpm(c)) ||
 	    tpm2_srk_get(t, k->rsa_parent, owner.n ? owner.v : NULL, owner.n,
 			 &srk, srkpub, &transient, &other)) {
+		if (c->e.code == EX_AUTH)
+			err_hint(&c->e, "no SRK is persisted at 0x81000001 "
+				 "and making one needs the owner password: "
+				 "give --owner-auth, or persist it once with "
+				 "'tpmbox takeown'");
 		rc = ctx_fail(c);
 		goto out;
 	}

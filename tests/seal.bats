@@ -465,3 +465,41 @@ patch_block() {
 	assert_success
 	[ "$(cat out)" = s ]
 }
+
+@test "seal/unseal: under an RSA-2048 SRK (rsaParent, RSA-OAEP salt)" {
+	other_start rsa
+	run tb -T "$OTHER_TCTI" takeown --rsa
+	assert_success
+	printf 'rsa-parent' | tb -T "$OTHER_TCTI" seal -p sha256:0 --auth str:k -o blob
+	sed -n '/BEGIN TSS2/,/END TSS2/p' blob > key.pem
+	run openssl asn1parse -in key.pem
+	assert_output --partial "cont [ 5 ]"
+	assert_output --regexp "INTEGER +:81000001"
+	run tb -T "$OTHER_TCTI" unseal --auth str:k blob
+	assert_success
+	assert_output "rsa-parent"
+	other_stop
+}
+
+@test "seal/unseal: no persisted SRK and an owner password -> --owner-auth" {
+	other_start owner
+	export TPM2TOOLS_TCTI=$OTHER_TCTI
+	run tb -T "$OTHER_TCTI" takeown --owner-auth str:own
+	assert_success
+	tpm2_evictcontrol -C o -P own -c 0x81000001 >/dev/null
+	printf 'o' > in
+	run tb -T "$OTHER_TCTI" seal -o blob in
+	assert_failure 4
+	assert_output --partial "give --owner-auth"
+	[ ! -e blob ]
+	run tb -T "$OTHER_TCTI" seal --owner-auth str:own -o blob in
+	assert_success
+	run tb -T "$OTHER_TCTI" unseal blob
+	assert_failure 4
+	assert_output --partial "give --owner-auth"
+	run tb -T "$OTHER_TCTI" unseal --owner-auth str:own blob
+	assert_success
+	assert_output "o"
+	assert_nothing_loaded
+	other_stop
+}
