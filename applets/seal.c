@@ -262,7 +262,16 @@ static int run(struct ctx *c, int argc, char **argv)
 			rc = ctx_fail(c);
 			goto out;
 		}
-		txt = realloc(txt, tl + 1);
+		{
+			uint8_t *z = realloc(txt, tl + 1);
+
+			if (!z) {
+				free(txt);
+				rc = ctx_usage(c, "out of memory");
+				goto out;
+			}
+			txt = z;
+		}
 		txt[tl] = '\0';
 		rc = pcr_parse_text((char *)txt, file, &c->e);
 		free(txt);
