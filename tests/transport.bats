@@ -264,3 +264,27 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 	n=$(wc -l < "$BATS_TEST_TMPDIR/fake.log")
 	[ "$n" -gt 3 ] && [ "$n" -le 20 ]
 }
+
+@test "transport: 150 damaged responses: no crash, no hang, valid JSON whenever it succeeds" {
+	FAKETPM_TARGET=${TPMBOX_TCTI#swtpm:path=} FAKETPM_SEED=$RANDOM fake mutate
+	d=$BATS_TEST_TMPDIR
+	oks=0 fails=0
+	for i in $(seq 1 50); do
+		for cmd in "info --json" "pcrread --json" "extend 9 -s x -v"; do
+			set +e
+			timeout 10 "$TPMBOX" -T "swtpm:path=$F" $cmd > "$d/out" 2> "$d/err"
+			rc=$?
+			set -e
+			case $rc in
+			0)	oks=$((oks + 1))
+				[ "$cmd" = "extend 9 -s x -v" ] || jq . "$d/out" >/dev/null ||
+					{ echo "invalid JSON from $cmd:"; cat "$d/out"; false; } ;;
+			1|3)	fails=$((fails + 1))
+				grep -q '^tpmbox [a-z]*: ' "$d/err" || { echo "no message: $cmd"; cat "$d/err"; false; } ;;
+			*)	echo "$cmd -> exit $rc"; cat "$d/err"; false ;;
+			esac
+		done
+	done
+	echo "ok $oks, refused $fails"
+	[ "$fails" -gt 50 ]
+}

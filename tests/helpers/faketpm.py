@@ -18,8 +18,13 @@ Modes:
   retry2     TPM_RC_RETRY twice, then an honest GetRandom answer
   retry      TPM_RC_RETRY for ever
   initialize TPM_RC_INITIALIZE for every command
+  mutate     forward each command to the swtpm socket $FAKETPM_TARGET and
+             damage half of the responses (seeded by $FAKETPM_SEED):
+             changed bytes, cut short, junk appended; the header size is
+             kept consistent so the parsers behind it are exercised
 """
 import os
+import random
 import socket
 import struct
 import sys
@@ -51,6 +56,23 @@ def random_answer(cmd, extra=0, trailing=b""):
     return rsp(0x8001, 0, struct.pack(">H", len(data)) + data + trailing)
 
 
+def mutate(r, rnd):
+    r = bytearray(r)
+    if rnd.random() < 0.5 and len(r) > 10:
+        op = rnd.randrange(4)
+        if op == 0:
+            for _ in range(rnd.randrange(1, 4)):
+                r[rnd.randrange(10, len(r))] = rnd.randrange(256)
+        elif op == 1:
+            r = r[:rnd.randrange(10, len(r))]
+        elif op == 2:
+            r += bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 40)))
+        else:
+            r[rnd.randrange(10, len(r))] = rnd.choice([0, 1, 0x7f, 0x80, 0xff])
+        r[2:6] = struct.pack(">I", len(r))
+    return bytes(r)
+
+
 def main():
     path, mode = sys.argv[1], sys.argv[2]
     log = sys.argv[3] if len(sys.argv) > 3 else None
@@ -63,6 +85,7 @@ def main():
     s.listen(4)
     seen = 0
     held = []
+    rnd = random.Random(int(os.environ.get("FAKETPM_SEED", "1")))
     while True:
         c, _ = s.accept()
         while True:
@@ -74,6 +97,14 @@ def main():
             if log:
                 with open(log, "a") as f:
                     f.write("0x%x\n" % cc)
+            if mode == "mutate":
+                t = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                t.connect(os.environ["FAKETPM_TARGET"])
+                t.sendall(cmd)
+                r = read_cmd(t)
+                t.close()
+                c.sendall(mutate(r, rnd))
+                continue
             if mode == "close":
                 break
             if mode == "half":
