@@ -16,7 +16,7 @@ populate() {
 	tpm2_clearcontrol -C p c >/dev/null 2>&1
 	tb takeown --owner-auth str:o1 --lockout-auth str:l1 --lockout-recovery 1 >/dev/null
 	tpm2_nvdefine -C o -P o1 -s 8 0x01000010 >/dev/null
-	tpm2_nvundefine -C p 0x01400001 >/dev/null 2>&1
+	tpm2_nvundefine -C p 0x01400001 >/dev/null 2>&1 || true
 	tpm2_nvdefine -C p -s 8 -a "ppwrite|ppread|platformcreate|authread|authwrite" 0x01400001 >/dev/null
 	t2_flush
 }
