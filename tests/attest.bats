@@ -464,6 +464,19 @@ put() {
 	assert_success
 	run tb checkquote -k "$T/a.pem" -n 01 "$T/q1"
 	assert_success
+	# a tools AK under that SRK, encoded by tpm2_encodeobject, quotes too
+	tpm2_create -Q -C 0x81000001 -G ecc256:ecdsa-sha256:null \
+		-a 'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|sign' \
+		-u "$T/x.pub" -r "$T/x.priv"
+	t2_flush
+	tpm2_encodeobject -Q -C 0x81000001 -u "$T/x.pub" -r "$T/x.priv" -o "$T/x.blob"
+	tpm2_loadexternal -Q -C n -u "$T/x.pub" -c "$T/x.ctx"
+	tpm2_readpublic -Q -c "$T/x.ctx" -f pem -o "$T/x.pem"
+	t2_flush
+	run tb quote -k "$T/x.blob" -p sha256:0 -n 0f -o "$T/qx"
+	assert_success
+	run tb checkquote -k "$T/x.pem" -n 0f "$T/qx"
+	assert_success
 	# an RSA SRK at 0x81000001: the ECC parent must be made again, which
 	# needs the owner auth
 	tb takeown --rsa --force --old-owner-auth str:own --owner-auth str:own >/dev/null
