@@ -294,6 +294,30 @@ static void test_files(void)
 		out[140] = 0x20;
 		CHECK(quote_from_tools(m, ml, s, sl, out, n, &r, &e) == 0);
 	}
+	/* the same file from a big-endian host reads the same */
+	{
+		uint8_t m[QUOTE_ATTEST_MAX], s[QUOTE_SIG_MAX], t;
+		size_t ml = (size_t)hex_decode(attest_hex, m, sizeof(m));
+		size_t sl = (size_t)hex_decode(sig_hex, s, sizeof(s)), j, k;
+
+#define SW16(o) (t = out[o], out[o] = out[(o) + 1], out[(o) + 1] = t)
+#define SW32(o) (SW16(o), SW16((o) + 2), t = out[o], \
+		 out[o] = out[(o) + 2], out[(o) + 2] = t, t = out[(o) + 1], \
+		 out[(o) + 1] = out[(o) + 3], out[(o) + 3] = t)
+		SW32(0);
+		for (j = 0; j < 16; j++)
+			SW16(4 + 8 * j);
+		SW32(132);
+		SW32(136);
+		for (k = 0; k < 8; k++)
+			SW16(140 + 66 * k);
+		CHECK(out[3] == 2 && out[4] == 0 && out[5] == 0x0b);
+		CHECK(quote_from_tools(m, ml, s, sl, out, n, &r, &e) == 0);
+		CHECK(check(&r, "c0ffee", &e) == 0);
+		CHECK(r.vals.n == 3 && r.vals.v[2].alg == TPM2_ALG_SHA1);
+#undef SW16
+#undef SW32
+	}
 	/* 19 PCRs: three digest lists of 8, 8 and 3 */
 	q.sel.b[0].mask = 0x7ff;
 	q.sel.b[1].mask = 0xff;
