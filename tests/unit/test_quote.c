@@ -393,6 +393,37 @@ static void test_replay(void)
 	CHECK(quote_match_replay(&q.vals, &r, "IMA log", &e) == EX_FAIL);
 }
 
+/* Every single-bit change anywhere in a QUOTE file is caught, by the
+ * reader or by a check. */
+static void test_bitflips(void)
+{
+	struct quote q, *r = malloc(sizeof(*r));
+	struct tberr e;
+	uint8_t *out;
+	size_t n, i;
+	int bit, caught = 0, total = 0;
+
+	fixture(&q);
+	CHECK(quote_file_write(&q, &out, &n, &e) == 0);
+	for (i = 0; i < n; i++)
+		for (bit = 0; bit < 8; bit++) {
+			out[i] ^= (uint8_t)(1u << bit);
+			total++;
+			if (quote_file_read(out, n, r, &e) ||
+			    check(r, "c0ffee", &e))
+				caught++;
+			else
+				fprintf(stderr, "bit %d of byte %zu passed\n",
+					bit, i);
+			out[i] ^= (uint8_t)(1u << bit);
+		}
+	CHECK(caught == total && total == (int)n * 8);
+	CHECK(quote_file_read(out, n, r, &e) == 0 &&
+	      check(r, "c0ffee", &e) == 0);
+	free(out);
+	free(r);
+}
+
 int main(void)
 {
 	test_attest();
@@ -402,5 +433,6 @@ int main(void)
 	test_files();
 	test_pem();
 	test_replay();
+	test_bitflips();
 	return unit_done("quote");
 }
