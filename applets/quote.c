@@ -16,8 +16,9 @@
 #include "tpm2/pcr.h"
 
 static const char usage[] =
-	"usage: quote -k AKBLOB [-p SELECTION] [-n NONCE_HEX] -o QUOTE [--msg F]"
-	"\n             [--sig F] [--pcrs F] [--owner-auth AUTH] [-f] [-v]\n"
+	"usage: quote -k AKBLOB [-p SELECTION] [-n NONCE_HEX] -o QUOTE\n"
+	"             [--msg F] [--sig F] [--pcrs F] [--owner-auth AUTH] [-f] "
+	"[-v]\n"
 	"Quote PCRs with an attestation key from akcreate: the TPM signs "
 	"their\n"
 	"digest and the nonce.  checkquote (or tpm2_checkquote with --msg, "

@@ -51,7 +51,7 @@ struct quote_sig {
 struct quote {
 	uint8_t attest[QUOTE_ATTEST_MAX];	/* TPMS_ATTEST as signed */
 	size_t attest_len;
-	uint8_t sig[QUOTE_SIG_MAX];		/* TPMT_SIGNATURE, marshalled */
+	uint8_t sig[QUOTE_SIG_MAX];	/* TPMT_SIGNATURE, marshalled */
 	size_t sig_len;
 	struct pcr_sel sel;			/* selection of vals */
 	struct pcr_vals vals;			/* selection order */

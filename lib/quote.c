@@ -182,7 +182,7 @@ static int sig_get(struct tb *b, struct quote_sig *s, struct tberr *e)
 		break;
 	case TPM2_ALG_ECDSA:
 		s->hash = tb_get_u16(b);
-		/* ECC parameters are at most 66 bytes (P-521) */
+		/* r and s are ECC parameters: at most 66 bytes (P-521) */
 		s->rlen = tb_get_tpm2b(b, s->r, sizeof(s->s));
 		s->slen = tb_get_tpm2b(b, s->s, sizeof(s->s));
 		break;
