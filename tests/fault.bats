@@ -1,0 +1,282 @@
+#!/usr/bin/env bats
+# Every applet that talks to the TPM, through a proxy that damages one
+# response per run (tests/helpers/faultproxy.c).  Each run must end within
+# --timeout + 1 s, exit with a documented code (0-6, never a signal), say
+# "tpmbox APPLET: ..." when it fails, and leave no partial output file.
+#
+#   FAULT_ITER=N   runs per applet per damaging mode (default 6; the long
+#                  run in docs/hardening.md uses 1200)
+#   FAULT_SEED=S   proxy seed (default random; printed for replay)
+#   FAULT_APPLETS="a b"  only these applets
+
+load helpers/common
+
+FAULT_ITER=${FAULT_ITER:-6}
+QUICK_MODES="trunc close inflate shrink sizefield flip rc twice"
+
+setup_file() {
+	export FD="$BATS_FILE_TMPDIR/fault"
+	mkdir -p "$FD"
+	export SOCKD
+	SOCKD=$(mktemp -d /tmp/fp.XXXXXX)
+	export PROXY="$BATS_FILE_TMPDIR/faultproxy"
+	cc -O2 -Wall -Wextra -Werror -o "$PROXY" \
+		"$BATS_TEST_DIRNAME/helpers/faultproxy.c"
+	export FAULT_SEED=${FAULT_SEED:-$RANDOM}
+	swtpm_start
+	export REAL_TCTI=$TPMBOX_TCTI
+	head -c 32 /dev/urandom > "$FD/data32"
+	# Indices the NV applets work on (made directly, not via the proxy).
+	tb nvdefine 0x01500001 -s 32 >/dev/null 2>&1 &&
+		tb nvwrite 0x01500001 -i "$FD/data32" >/dev/null 2>&1
+	tb nvdefine 0x01500002 -t counter >/dev/null 2>&1
+	tb nvdefine 0x01500003 -t extend >/dev/null 2>&1
+	tb nvdefine 0x01500004 -t bits >/dev/null 2>&1
+	: > "$FD/summary"
+}
+
+teardown_file() {
+	[ -s "$FD/proxy.pid" ] && kill "$(cat "$FD/proxy.pid")" 2>/dev/null
+	swtpm_stop
+	rm -rf "$SOCKD"
+}
+
+# recipe APPLET: sets ARGS (the command), OUT (output file or ""), CHECK
+# (a command that must succeed on a good OUT), PASSRC (exit codes of an
+# undamaged run), PRE (run directly on swtpm before each run).
+# Returns 1 for an applet without a recipe, 2 for one that never talks
+# to the TPM.
+recipe() {
+	OUT="" CHECK="true" PASSRC="0" PRE="true"
+	case $1 in
+	getrandom) OUT=$FD/out; ARGS=(getrandom -o "$OUT" 200)
+		CHECK='[ "$(stat -c %s "$OUT")" = 200 ]' ;;
+	pcrread) OUT=$FD/out; ARGS=(pcrread -o "$OUT" sha256:0-3+sha1:0)
+		CHECK='[ "$(stat -c %s "$OUT")" = 148 ]' ;;
+	info) ARGS=(info --json) ;;
+	extend) ARGS=(extend 16 -s fault -v) ;;
+	nvdefine) ARGS=(nvdefine 0x01500010 -s 16)
+		PRE='tb nvrelease 0x01500010' ;;
+	nvrelease) ARGS=(nvrelease 0x01500011)
+		PRE='tb nvdefine 0x01500011 -s 8' ;;
+	nvwrite) ARGS=(nvwrite 0x01500001 -i "$FD/data32") ;;
+	nvread) OUT=$FD/out; ARGS=(nvread 0x01500001 -s 32 -o "$OUT")
+		CHECK='[ "$(stat -c %s "$OUT")" = 32 ]' ;;
+	nvincrement) ARGS=(nvincrement 0x01500002) ;;
+	nvextend) ARGS=(nvextend 0x01500003 -d 00112233) ;;
+	nvsetbits) ARGS=(nvsetbits 0x01500004 0x5) ;;
+	nvlist) ARGS=(nvlist --json) ;;
+	checkquote|imalog) return 2 ;;
+	eventlog)
+		# Only --check reads the TPM; a replay never matches swtpm.
+		local f
+		f=$(ls "$BATS_TEST_DIRNAME"/../../shared/fixtures/eventlog/*.bin \
+			2>/dev/null | grep -v sml | head -1)
+		[ -n "$f" ] || return 2
+		ARGS=(eventlog --check "$f"); PASSRC="0 1" ;;
+	*) return 1 ;;
+	esac
+	return 0
+}
+
+applets() {
+	if [ -n "${FAULT_APPLETS:-}" ]; then
+		echo "$FAULT_APPLETS"
+	else
+		tb --list | awk '{print $1}'
+	fi
+}
+
+proxy_start() {	# MODE K STATS
+	rm -f "$SOCKD/p.sock"
+	"$PROXY" -l "$SOCKD/p.sock" -t "$SWTPM_DIR/sock" -m "$1" -k "$2" \
+		-s "$FAULT_SEED" -o "$3" -F >/dev/null 2>&1 3>&- &
+	PP=$!
+	echo "$PP" > "$FD/proxy.pid"
+	for _ in $(seq 1 100); do
+		[ -S "$SOCKD/p.sock" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+proxy_stop() {
+	kill "$PP" 2>/dev/null
+	wait "$PP" 2>/dev/null || true
+	rm -f "$FD/proxy.pid"
+}
+
+# A failing test must not leave its proxy running.
+teardown() {
+	[ -s "$FD/proxy.pid" ] && kill "$(cat "$FD/proxy.pid")" 2>/dev/null
+	rm -f "$FD/proxy.pid"
+	true
+}
+
+# One damaged run of the current recipe; failures appended to $FD/fail.
+# Sets RC, ERR.
+one_run() {	# APPLET MODE N
+	local a=$1 m=$2 n=$3 t0 t1 ms
+	(TPMBOX_TCTI=$REAL_TCTI; eval "$PRE") >/dev/null 2>&1 || true
+	rm -f "$FD"/out "$FD"/out.tmp.*
+	t0=$EPOCHREALTIME
+	timeout -s KILL 10 "$TPMBOX" --timeout 2 -T "swtpm:path=$SOCKD/p.sock" \
+		"${ARGS[@]}" >"$FD/stdout" 2>"$FD/stderr" && RC=0 || RC=$?
+	t1=$EPOCHREALTIME
+	ERR=$(head -c 300 "$FD/stderr" | head -1)
+	ms=$(( (${t1/./} - ${t0/./}) / 1000 ))
+	local where="$a/$m run $n seed $FAULT_SEED ($(tail -1 "$FD/stats" 2>/dev/null))"
+	if [ "$RC" -ge 7 ]; then
+		echo "$where: exit $RC: $ERR" >> "$FD/fail"
+	fi
+	if [ "$ms" -gt 3000 ]; then
+		echo "$where: took $ms ms (timeout 2 s)" >> "$FD/fail"
+	fi
+	if [ "$RC" -ne 0 ] && [[ "$ERR" != "tpmbox $a: "* ]]; then
+		echo "$where: exit $RC without a message: '$ERR'" >> "$FD/fail"
+	fi
+	if [ -n "$OUT" ]; then
+		if [ "$RC" -ne 0 ] && [ -e "$OUT" ]; then
+			echo "$where: exit $RC left $OUT" >> "$FD/fail"
+		fi
+		if [ "$RC" -eq 0 ] && ! eval "$CHECK" 2>/dev/null; then
+			echo "$where: exit 0 with a bad $OUT" >> "$FD/fail"
+		fi
+		if ls "$OUT".tmp.* >/dev/null 2>&1; then
+			echo "$where: temp file left" >> "$FD/fail"
+		fi
+	fi
+	echo "$RC" >> "$FD/rcs"
+}
+
+fail_report() {
+	if [ -s "$FD/fail" ]; then
+		head -30 "$FD/fail"
+		echo "($(wc -l < "$FD/fail") failures)"
+		return 1
+	fi
+}
+
+@test "fault: every applet has a fault recipe" {
+	local a missing=""
+	for a in $(applets); do
+		recipe "$a" || [ $? -eq 2 ] || missing="$missing $a"
+	done
+	[ -z "$missing" ] || { echo "no recipe in tests/fault.bats for:$missing"; false; }
+}
+
+@test "fault: proxy in pass mode is transparent (baseline exit codes, command counts)" {
+	local a
+	rm -f "$FD/fail"
+	for a in $(applets); do
+		recipe "$a" || continue
+		proxy_start pass 1 "$FD/stats"
+		one_run "$a" pass 1
+		proxy_stop
+		[[ " $PASSRC " == *" $RC "* ]] ||
+			echo "$a: pass mode exit $RC: $ERR" >> "$FD/fail"
+		# Commands per run: damaging response (rand % K) then always
+		# hits one.
+		sed -n 's/.* cmds=\([0-9]*\) .*/\1/p' "$FD/stats" | tail -1 \
+			> "$FD/cmds.$a"
+		[ "$(cat "$FD/cmds.$a")" -ge 1 ] ||
+			echo "$a: no command reached the proxy" >> "$FD/fail"
+		rm -f "$FD/stats"
+	done
+	fail_report
+}
+
+@test "fault: damaged responses ($QUICK_MODES): no crash, no hang, documented exit, no partial file" {
+	local a m i k total=0 line
+	rm -f "$FD/fail"
+	for a in $(applets); do
+		recipe "$a" || continue
+		k=$(cat "$FD/cmds.$a" 2>/dev/null || echo 1)
+		: > "$FD/rcs"
+		for m in $QUICK_MODES; do
+			rm -f "$FD/stats"
+			proxy_start "$m" "$k" "$FD/stats"
+			for i in $(seq 1 "$FAULT_ITER"); do
+				one_run "$a" "$m" "$i"
+			done
+			proxy_stop
+			grep -c 'mutated=[1-9]' "$FD/stats" >> "$FD/mut.$a"
+		done
+		total=$(paste -sd+ "$FD/mut.$a" | bc)
+		line="$a: $total damaged responses, exits $(sort -n "$FD/rcs" | uniq -c | awk '{printf "%s:%s ", $2, $1}')"
+		echo "$line" >> "$FD/summary"
+		echo "# $line" >&3
+		# Every run damaged one response: the count proves it.
+		[ "$total" -ge "$FAULT_ITER" ] ||
+			echo "$a: only $total damaged responses" >> "$FD/fail"
+		rm -f "$FD/mut.$a"
+	done
+	fail_report
+}
+
+@test "fault: RETRY/YIELDED on every other command is retried and succeeds" {
+	local a i
+	rm -f "$FD/fail"
+	for a in $(applets); do
+		recipe "$a" || continue
+		proxy_start retry 1 "$FD/stats"
+		for i in 1 2; do
+			one_run "$a" retry "$i"
+			[[ " $PASSRC " == *" $RC "* ]] ||
+				echo "$a: exit $RC under retry: $ERR" >> "$FD/fail"
+			if [ "$RC" -eq 0 ] && [ -n "$OUT" ] && [ ! -e "$OUT" ]; then
+				echo "$a: no output under retry" >> "$FD/fail"
+			fi
+		done
+		proxy_stop
+		grep -q 'mutated=[1-9]' "$FD/stats" ||
+			echo "$a: the proxy answered no RETRY" >> "$FD/fail"
+		rm -f "$FD/stats"
+	done
+	fail_report
+}
+
+@test "fault: RETRY forever gives up within the timeout, exit 1" {
+	local a
+	rm -f "$FD/fail"
+	for a in $(applets); do
+		recipe "$a" || continue
+		proxy_start retryall 1 "$FD/stats"
+		one_run "$a" retryall 1
+		proxy_stop
+		[ "$RC" -eq 1 ] && [[ "$ERR" == *TPM_RC_RETRY* ]] ||
+			echo "$a: retryall: exit $RC: $ERR" >> "$FD/fail"
+	done
+	fail_report
+}
+
+@test "fault: a TPM that never answers (or stops mid-response) times out, exit 3" {
+	local a m
+	rm -f "$FD/fail"
+	for a in $(applets); do
+		recipe "$a" || continue
+		for m in stall stallmid; do
+			proxy_start "$m" 1 "$FD/stats"
+			one_run "$a" "$m" 1
+			proxy_stop
+			[ "$RC" -eq 3 ] && [[ "$ERR" == *"did not answer within 2 s"* ]] ||
+				echo "$a: $m: exit $RC: $ERR" >> "$FD/fail"
+		done
+	done
+	fail_report
+}
+
+@test "fault: the proxy really damages (a check that can fail)" {
+	# The same run passes in pass mode; closing mid-response must fail
+	# every time, with exit 3 and nothing written.  Else the suite
+	# proves nothing.
+	recipe getrandom
+	rm -f "$FD/fail" "$FD/stats"
+	proxy_start close 1 "$FD/stats"
+	: > "$FD/rcs"
+	for i in 1 2 3 4 5; do one_run getrandom close "$i"; done
+	proxy_stop
+	fail_report
+	[ "$(sort -u "$FD/rcs")" = 3 ]
+	[ "$(grep -c 'mutated=1' "$FD/stats")" = 5 ]
+}
