@@ -11,7 +11,11 @@ load helpers/common
 setup_file() { swtpm_start unix --log "file=$BATS_FILE_TMPDIR/swtpm.log,level=20"; }
 teardown_file() { swtpm_stop; }
 # A test that failed half-way must not leave the owner password set.
-teardown() { tpm2_changeauth -c o -p ownerpw >/dev/null 2>&1 || true; }
+# The lying proxy goes with its test.
+teardown() {
+	tpm2_changeauth -c o -p ownerpw >/dev/null 2>&1 || true
+	[ -z "${LIE_PID:-}" ] || kill "$LIE_PID" 2>/dev/null || true
+}
 
 # t2_attrs INDEX: the attribute value per tpm2_nvreadpublic (0x... lower)
 t2_attrs() {
@@ -318,6 +322,77 @@ for e in json.load(sys.stdin):
 	run tb nvdefine 0x01400001 -s 8 -a "ownerread|ownerwrite" --platform-auth str:x
 	assert_failure 2
 	assert_output --partial "for platformcreate indices"
+}
+
+# lying_tpm MODE: a proxy between tpmbox and swtpm that alters one kind of
+# response; sets $LIE to a TCTI for it.
+lying_tpm() {
+	cat > "$BATS_TEST_TMPDIR/lie.py" <<'PY'
+import os, socket, struct, sys
+up, path, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+def rd(c):
+    b = b""
+    while len(b) < 6 or len(b) < struct.unpack(">I", b[2:6])[0]:
+        d = c.recv(65536)
+        if not d:
+            return None
+        b += d
+    return b
+s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(4)
+while True:
+    c, _ = s.accept()
+    u = socket.socket(socket.AF_UNIX); u.connect(up)
+    while True:
+        cmd = rd(c)
+        if cmd is None:
+            break
+        cc = struct.unpack(">I", cmd[6:10])[0]
+        u.sendall(cmd)
+        r = bytearray(rd(u))
+        ok = struct.unpack(">I", r[6:10])[0] == 0
+        if ok and mode == "name" and cc == 0x169:
+            r[-1] ^= 1                  # last byte of the name
+        if ok and mode == "index" and cc == 0x169:
+            r[15] ^= 1                  # low byte of nvIndex
+        if ok and mode == "short" and cc == 0x14e:
+            n = struct.unpack(">H", r[14:16])[0]
+            r[14:16] = struct.pack(">H", n - 1)
+        c.sendall(bytes(r))
+    c.close(); u.close()
+PY
+	rm -f "$BATS_TEST_TMPDIR/lie.sock"
+	python3 "$BATS_TEST_TMPDIR/lie.py" "$SWTPM_DIR/sock" \
+		"$BATS_TEST_TMPDIR/lie.sock" "$1" </dev/null >/dev/null 2>&1 3>&- &
+	LIE_PID=$!
+	for _ in $(seq 1 50); do [ -S "$BATS_TEST_TMPDIR/lie.sock" ] && break; sleep 0.05; done
+	LIE="swtpm:path=$BATS_TEST_TMPDIR/lie.sock"
+}
+
+@test "untrusted TPM: a wrong name, a wrong index or a short read are refused" {
+	tb nvdefine 0x010000b0 -s 1500
+	head -c 1500 /dev/urandom | tb nvwrite 0x010000b0
+	# control: through the proxy with no lie, all is well
+	lying_tpm none
+	run tb -T "$LIE" nvread 0x010000b0 -s 4
+	assert_success
+	kill $LIE_PID; wait $LIE_PID 2>/dev/null || true
+	lying_tpm name
+	run tb -T "$LIE" nvread 0x010000b0 -s 4
+	assert_failure 3
+	assert_output --partial "the name the TPM returned for 0x010000b0 does not match its public area"
+	run tb -T "$LIE" nvlist
+	assert_failure 3
+	kill $LIE_PID; wait $LIE_PID 2>/dev/null || true
+	lying_tpm index
+	run tb -T "$LIE" nvread 0x010000b0 -s 4
+	assert_failure 3
+	assert_output --partial "asked for 0x010000b0, the TPM answered for 0x010000b1"
+	kill $LIE_PID; wait $LIE_PID 2>/dev/null || true
+	lying_tpm short
+	run tb -T "$LIE" nvread 0x010000b0 -s 1500
+	assert_failure 3
+	assert_output --partial "TPM2_NV_Read: asked for"
+	kill $LIE_PID; wait $LIE_PID 2>/dev/null || true
 }
 
 # ---- refusals ----
