@@ -101,6 +101,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!rc)
 		rc = tpm2_nv_extend(t, &x, data, n);
 	nv_auth_end(t, &na);
+	if (rc)
+		nv_auth_hint(&c->e, &x, auth_s || owner_s);
 	explicit_bzero(data, n);
 	free(data);
 	if (rc)

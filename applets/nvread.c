@@ -113,6 +113,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!rc)
 		rc = tpm2_nv_read(t, &x, data, size, (size_t)offset);
 	nv_auth_end(t, &na);
+	if (rc)
+		nv_auth_hint(&c->e, &x, auth_s || owner_s);
 	if (rc) {
 		free(data);
 		return c->e.code == EX_USAGE ? ctx_usage(c, "%s", c->e.msg)

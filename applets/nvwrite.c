@@ -108,6 +108,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!rc)
 		rc = tpm2_nv_write(t, &x, data, n, (size_t)offset);
 	nv_auth_end(t, &na);
+	if (rc)
+		nv_auth_hint(&c->e, &x, auth_s || owner_s);
 	explicit_bzero(data, n);
 	free(data);
 	if (rc)

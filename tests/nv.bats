@@ -420,6 +420,10 @@ PY
 	assert_output --partial "TPM2_NV_Write"
 	# the data is unchanged
 	[ "$(tb nvread 0x01000060 --auth str:s3cret -s 3)" = top ]
+	# forgetting --auth: the empty value is refused, with a hint
+	run tb nvread 0x01000060
+	assert_failure 4
+	assert_output --partial "pass --auth AUTH"
 }
 
 @test "refused: SIZE above TPM_PT_NV_INDEX_MAX exits 2 naming the limit" {

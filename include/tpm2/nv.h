@@ -170,6 +170,9 @@ int nv_auth_begin(struct tpm *t, struct nv_access *x, struct nv_auth *na,
  * (NV_DefineSpace: the new index's auth value). */
 int nv_hier_auth_begin(struct tpm *t, struct nv_auth *na, uint32_t hier,
 		       const char *spec, int encrypt);
+/* After an authorization failure (exit 4): a hint naming what was used
+ * and what to try. */
+void nv_auth_hint(struct tberr *e, const struct nv_access *x, int given);
 /* Wipe the auth value, flush the session and a transient SRK. */
 void nv_auth_end(struct tpm *t, struct nv_auth *na);
 

@@ -686,6 +686,21 @@ int nv_hier_auth_begin(struct tpm *t, struct nv_auth *na, uint32_t hier,
 	return salted(t, na, encrypt ? SESS_ENC_CMD : 0);
 }
 
+void nv_auth_hint(struct tberr *e, const struct nv_access *x, int given)
+{
+	if (e->code != EX_AUTH)
+		return;
+	if (x->auth_handle == x->p->index)
+		err_hint(e, given ? "the index's auth value is wrong (with "
+			 "no_da unset, each try counts toward lockout)" :
+			 "the index's empty auth value was tried: pass --auth "
+			 "AUTH, or --owner-auth AUTH");
+	else
+		err_hint(e, given ? "the owner's auth value is wrong" :
+			 "the owner's empty auth value was tried: pass "
+			 "--owner-auth AUTH");
+}
+
 void nv_auth_end(struct tpm *t, struct nv_auth *na)
 {
 	struct tberr keep = *t->e;
