@@ -265,18 +265,20 @@ for e in json.load(sys.stdin):
 }
 
 @test "--auth: a standard SRK persisted at 0x81000001 salts the session" {
+	tb nvdefine 0x01000065 -s 8 --auth str:pw65 -a "authread|authwrite|no_da"
+	printf 12345678 | tb nvwrite 0x01000065 --auth str:pw65
 	tpm2_createprimary -Q -C o -g sha256 -G ecc256:null:aes128cfb \
 		-a "fixedtpm|fixedparent|sensitivedataorigin|userwithauth|noda|restricted|decrypt" \
 		-c "$BATS_TEST_TMPDIR/srk.ctx"
 	tpm2_evictcontrol -Q -C o -c "$BATS_TEST_TMPDIR/srk.ctx" 0x81000001
 	t2_flush
-	run bash -c "'$TPMBOX' --trace nvread 0x01000062 --auth str:Wire-Pass-0x62 -s 22 2>&1 >/dev/null | grep '^>'"
+	run bash -c "'$TPMBOX' --trace nvread 0x01000065 --auth str:pw65 2>&1 >/dev/null | grep '^>'"
 	tpm2_evictcontrol -Q -C o -c 0x81000001
 	assert_success
 	assert_line --partial "> TPM2_StartAuthSession"
 	refute_line --partial "TPM2_CreatePrimary"
 	# without it, a key from the template is made and flushed
-	run bash -c "'$TPMBOX' --trace nvread 0x01000062 --auth str:Wire-Pass-0x62 -s 22 2>&1 >/dev/null | grep '^>'"
+	run bash -c "'$TPMBOX' --trace nvread 0x01000065 --auth str:pw65 2>&1 >/dev/null | grep '^>'"
 	assert_line --partial "> TPM2_CreatePrimary"
 	[ -z "$(tpm2_getcap handles-transient)" ]
 }
