@@ -173,7 +173,7 @@ static int sess_cmd(void *sp, struct tpm2_call *c, int phase, struct tb *out,
 {
 	struct tpm2_session *s = sp;
 	int idx = sess_index(s, c);
-	uint8_t cp[SESS_DLEN], k[SESS_DLEN + 64], mac[SESS_DLEN];
+	uint8_t cp[SESS_DLEN], k[SESS_DLEN + 64], mac[SESS_DLEN], hn[3][4];
 	struct tpm2_name names[3];
 	size_t kn;
 	int i;
@@ -196,37 +196,17 @@ static int sess_cmd(void *sp, struct tpm2_call *c, int phase, struct tb *out,
 					   s->nonce_tpm, s->ntpm, 0, c->cc, e);
 		return 0;
 	}
-	/* Names: given ones, else the handle itself (permanent handles,
-	 * PCRs, sessions are their own names). */
-	for (i = 0; i < c->nh; i++) {
-		if (c->name[i].n) {
-			names[i] = c->name[i];
-		} else {
-			names[i].p = NULL;
-			names[i].n = 0;
+	/* cpHash over the names: given ones, else the handle itself
+	 * (permanent handles, PCRs and sessions are their own names). */
+	for (i = 0; i < c->nh && i < 3; i++) {
+		names[i] = c->name[i];
+		if (!names[i].n) {
+			put_be32(hn[i], c->h[i]);
+			names[i].p = hn[i];
+			names[i].n = 4;
 		}
 	}
-	{
-		uint8_t hn[3][4];
-		struct hash_ctx *h = hash_new(SESS_HASH);
-		uint8_t w[4];
-
-		if (!h)
-			return err_set(e, EX_FAIL, "no SHA-256");
-		put_be32(w, c->cc);
-		hash_update(h, w, 4);
-		for (i = 0; i < c->nh; i++) {
-			if (names[i].n) {
-				hash_update(h, names[i].p, names[i].n);
-			} else {
-				put_be32(hn[i], c->h[i]);
-				hash_update(h, hn[i], 4);
-			}
-		}
-		if (c->plen)
-			hash_update(h, c->params, c->plen);
-		hash_final(h, cp);
-	}
+	tpm2_phash(SESS_HASH, 0, 0, c->cc, names, i, c->params, c->plen, cp);
 	tb_put_u32(out, s->handle);
 	tb_put_tpm2b(out, s->nonce_caller, SESS_DLEN);
 	tb_put_u8(out, s->attrs);
