@@ -1,0 +1,59 @@
+/* Files tpmbox reads back: the sealed blob (PEM, DER, base64), the AK
+ * blob, PEM public keys, TPM2B_PUBLIC. First byte picks the reader. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto/verify.h"
+#include "keyfile.h"
+#include "tpm2/attest.h"
+#include "tpm2/object.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tberr e;
+	uint8_t out[4096];
+
+	if (size < 1)
+		return 0;
+	memset(&e, 0, sizeof(e));
+	switch (data[0] % 5) {
+	case 0: {
+		struct keyfile k;
+
+		memset(&k, 0, sizeof(k));
+		if (keyfile_decode((const char *)data + 1, size - 1, &k,
+				   &e) == 0)
+			keyfile_free(&k);
+		break;
+	}
+	case 1:
+		if (b64_decode((const char *)data + 1, size - 1, out,
+			       sizeof(out)) > (long)sizeof(out))
+			abort();
+		break;
+	case 2: {
+		static struct ak_blob b;
+
+		ak_blob_decode(data + 1, size - 1, &b, &e);
+		break;
+	}
+	case 3: {
+		uint8_t *der = NULL;
+		size_t n;
+
+		if (pem_decode(data + 1, size - 1, "PUBLIC KEY", &der, &n,
+			       &e) == 0)
+			free(der);
+		break;
+	}
+	case 4: {
+		struct tpm2_public pub;
+
+		tpm2_public_parse(data + 1, size - 1, &pub, &e);
+		break;
+	}
+	}
+	return 0;
+}

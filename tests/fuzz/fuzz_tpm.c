@@ -1,0 +1,156 @@
+/* Every TPM response parser, fed responses from the fuzzer.  Input: one
+ * byte choosing the operation, one parameter byte, then TPM responses
+ * back to back (each as long as its header says; see xport_stub.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpm2/cap.h"
+#include "tpm2/cmd.h"
+#include "tpm2/constants.h"
+#include "tpm2/nv.h"
+#include "tpm2/object.h"
+#include "tpm2/attest.h"
+#include "tpm2/pcr.h"
+#include "tpm2/random.h"
+#include "tpm2/session.h"
+#include "quote.h"
+#include "xport_stub.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t buf[4096];
+	struct tberr e;
+	struct tpm *t;
+	uint8_t op, arg;
+
+	if (size < 2)
+		return 0;
+	op = data[0];
+	arg = data[1];
+	memset(&e, 0, sizeof(e));
+	stub_feed(data + 2, size - 2);
+	if (tpm_open(&t, "fuzz", 2, &e))
+		return 0;
+	switch (op % 12) {
+	case 0:
+		tpm2_getrandom(t, buf, (size_t)arg * 4 + 1);
+		break;
+	case 1: {
+		struct pcr_sel alloc, sel;
+		struct pcr_vals *v = malloc(sizeof(*v));
+		unsigned n;
+
+		if (v && tpm2_pcr_banks(t, &alloc, &n) == 0 &&
+		    pcr_sel_parse(arg & 1 ? "all" : "sha256:0-7+sha1:16",
+				  &sel, &e) == 0 &&
+		    pcr_sel_resolve(&sel, &alloc, n, &e) == 0)
+			tpm2_pcr_read(t, &sel, v);
+		free(v);
+		break;
+	}
+	case 2: {
+		struct tpm2_prop p[256];
+		size_t n;
+		uint32_t v;
+
+		if (tpm2_getprops(t, 0x100, 0x80, p, 256, &n) == 0)
+			tpm2_prop_find(p, n, 0x100 + arg, &v);
+		break;
+	}
+	case 3: {
+		uint32_t h[64];
+		size_t n;
+
+		tpm2_gethandles(t, arg & 1 ? 0x81000000u : 0x01000000u, h,
+				64, &n);
+		break;
+	}
+	case 4: {
+		struct nv_public p;
+
+		tpm2_nv_readpublic(t, 0x01500001, &p);
+		break;
+	}
+	case 5: {
+		uint32_t a, b;
+		int yes;
+
+		if (tpm2_nv_limits(t, &a, &b) == 0)
+			tpm2_has_command(t, TPM2_CC_NV_Read, &yes);
+		break;
+	}
+	case 6: {
+		struct tpm2_public pub;
+
+		tpm2_readpublic(t, 0x81000001, &pub);
+		break;
+	}
+	case 7: {
+		/* NV read with the empty password, in buffer-max chunks. */
+		struct nv_public p;
+		struct tpm2_auth a;
+		struct nv_access x;
+
+		if (tpm2_nv_readpublic(t, 0x01500001, &p))
+			break;
+		tpm2_auth_pw(&a, NULL, 0);
+		x.p = &p;
+		x.auth_handle = p.index;
+		x.a = &a;
+		x.chunk = 16 + arg;
+		tpm2_nv_read(t, &x, buf, p.size, 0);
+		break;
+	}
+	case 8: {
+		/* An HMAC session, then an NV read authorized by it. */
+		struct tpm2_session *s = NULL;
+		struct nv_public p;
+		struct tpm2_auth a;
+		struct nv_access x;
+
+		if (tpm2_nv_readpublic(t, 0x01500001, &p))
+			break;
+		if (tpm2_session_start(t, TPM2_SE_HMAC, TPM2_RH_NULL, NULL,
+				       TPM2_RH_NULL, NULL, 0,
+				       arg & 1 ? SESS_ENC_RSP : 0, &s))
+			break;
+		tpm2_session_use(s, &a, (const uint8_t *)"pw", 2);
+		x.p = &p;
+		x.auth_handle = p.index;
+		x.a = &a;
+		x.chunk = 64;
+		tpm2_nv_read(t, &x, buf, p.size, 0);
+		tpm2_session_flush(t, s);
+		break;
+	}
+	case 9: {
+		struct tpm2_public pub;
+		uint32_t h;
+		int tr, other;
+
+		tpm2_srk_get(t, arg & 1, NULL, 0, &h, &pub, &tr, &other);
+		break;
+	}
+	case 10: {
+		struct pcr_sel sel;
+		struct quote *q = malloc(sizeof(*q));
+
+		if (q && pcr_sel_parse("sha256:0,7", &sel, &e) == 0)
+			ak_quote(t, 0x80000001, (const uint8_t *)"nonce", 5,
+				 &sel, q);
+		free(q);
+		break;
+	}
+	case 11: {
+		uint16_t algs[2] = { TPM2_ALG_SHA256, TPM2_ALG_SHA1 };
+		static const uint8_t d[2][64];
+
+		tpm2_pcr_extend(t, arg % 24, 1 + (arg & 1), algs, d);
+		break;
+	}
+	}
+	tpm_close(t);
+	return 0;
+}
