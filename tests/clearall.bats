@@ -43,6 +43,21 @@ populate() {
 	assert_output --partial "0x81000001"
 }
 
+@test "clearall: on a terminal it asks; only 'yes' clears (script(1) gives a pty)" {
+	populate
+	run bash -c "printf 'no\\n' | script -qec '$TPMBOX clearall --lockout-auth str:l1' /dev/null"
+	assert_failure 1
+	assert_output --partial "Type 'yes'"
+	assert_output --partial "not cleared: not confirmed"
+	run tpm2_getcap handles-persistent
+	assert_output --partial "0x81000001"
+	run bash -c "printf 'yes\\n' | script -qec '$TPMBOX clearall --lockout-auth str:l1' /dev/null"
+	assert_success
+	assert_output --partial "cleared"
+	run tpm2_getcap handles-persistent
+	refute_output --partial "0x81000001"
+}
+
 @test "clearall --yes: the SRK, owner NV and auth values are gone (tpm2-tools agrees)" {
 	populate
 	run tb clearall --yes --lockout-auth str:l1
