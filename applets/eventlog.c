@@ -38,10 +38,12 @@ static void json_event(const struct evl_event *ev, int first)
 	printf(", \"type_value\": %u, \"digests\": {", ev->type);
 	for (j = 0; j < ev->ndig; j++) {
 		hex_encode(ev->dig[j].d, ev->dig[j].len, hex);
-		printf("%s\"%s\": \"%s\"", j ? ", " : "",
-		       ev->dig[j].alg == TPM2_ALG_SHA1 ||
-		       strcmp(alg_name(ev->dig[j].alg), "unknown") ?
-		       alg_name(ev->dig[j].alg) : "unknown", hex);
+		if (strcmp(alg_name(ev->dig[j].alg), "unknown"))
+			printf("%s\"%s\": \"%s\"", j ? ", " : "",
+			       alg_name(ev->dig[j].alg), hex);
+		else
+			printf("%s\"0x%04x\": \"%s\"", j ? ", " : "",
+			       ev->dig[j].alg, hex);
 	}
 	/* evl_summary never emits '"' or '\\' inside its text. */
 	printf("}, \"size\": %u, \"summary\": \"", ev->dlen);

@@ -119,6 +119,15 @@ static int get_entry(struct tb *b, struct ima_entry *en, struct tberr *e)
 	nlen = tb_get_u32_le(b);
 	if (tb_err(b))
 		return truncated(e, en->num, en->offset, b->len);
+	if (en->pcr > 31) {
+		err_set(e, EX_FAIL, "IMA entry %u at offset %zu: PCR %u is out "
+			"of range", en->num, en->offset, en->pcr);
+		if (__builtin_bswap32(en->pcr) <= 31)
+			err_hint(e, "a big-endian list? tpmbox reads the "
+				 "little-endian (canonical) format: boot with "
+				 "ima_canonical_fmt");
+		return EX_FAIL;
+	}
 	if (nlen == 0 || nlen > IMA_MAX_NAME)
 		return err_set(e, EX_FAIL, "IMA entry %u at offset %zu: "
 			       "template name length %u (1-%u allowed)",
@@ -214,12 +223,6 @@ int imalog_parse(const uint8_t *buf, size_t len, struct imalog *log,
 		en->offset = b.pos;
 		if ((rc = get_entry(&b, en, e)))
 			goto fail;
-		if (en->pcr > 31) {
-			rc = err_set(e, EX_FAIL, "IMA entry %u at offset %zu: "
-				     "PCR %u is out of range", en->num,
-				     en->offset, en->pcr);
-			goto fail;
-		}
 		/* A forged or corrupted entry: its data does not match the
 		 * hash that went into the TPM. */
 		if (!en->invalid && (template_hash(en, TPM2_ALG_SHA1, h) ||

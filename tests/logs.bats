@@ -338,7 +338,8 @@ EOF
 @test "eventlog: every truncation of a small log is reported, exit 1" {
 	mk boot "$T/a.bin" --locality 3 0:8:crtm 4:13:grub 0:4:sep >/dev/null
 	mk boot "$T/l.bin" --legacy 0:8:crtm 4:13:grub >/dev/null
-	run tb eventlog /dev/null
+	: >"$T/empty"
+	run tb eventlog "$T/empty"
 	[ "$status" -eq 1 ]
 	assert_output --partial "event log is empty"
 	for f in a l; do
@@ -379,7 +380,8 @@ EOF
 			assert_output --partial "truncated at offset $i"
 		done
 	done
-	run tb imalog /dev/null
+	: >"$T/empty"
+	run tb imalog "$T/empty"
 	[ "$status" -eq 1 ]
 	assert_output --partial "IMA log is empty"
 }
@@ -454,6 +456,12 @@ open(sys.argv[2], 'wb').write(b)" "$T/$f.bin" "$T/r"
 	run tb imalog "$T/i3.bin"
 	[ "$status" -eq 1 ]
 	assert_output --partial "template field 1 runs past the template data"
+	# A big-endian list (a kernel without ima_canonical_fmt on s390).
+	mk raw "$T/i4.bin" "0000000a $(printf '0%.0s' $(seq 40)) 00000006"
+	run tb imalog "$T/i4.bin"
+	[ "$status" -eq 1 ]
+	assert_output --partial "PCR 167772160 is out of range"
+	assert_output --partial "hint: a big-endian list?"
 }
 
 @test "usage errors exit 2; a missing file exits 6" {
