@@ -34,7 +34,7 @@ struct ima_entry {
 	uint32_t tlen;
 	const uint8_t *tdata;	/* template data as in the log */
 	/* Decoded fields (NULL/0 when the template has no such field). */
-	char dalg[16];		/* file digest algorithm ("sha1" for ima) */
+	char dalg[16];		/* file digest algorithm ("sha1": ima) */
 	const uint8_t *digest;	/* file digest */
 	uint32_t dsize;
 	const uint8_t *path;	/* file name, not NUL-terminated */
