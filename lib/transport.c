@@ -183,7 +183,12 @@ int xport_open(struct xport *x, const char *conf, int timeout_s,
 	if (strncmp(conf, "device:", 7) == 0) {
 		const char *p = conf + 7;
 
-		return open_device(x, *p ? p : xport_choose(NULL), e);
+		/* "device:" alone is the default device, never the
+		 * environment's choice (which may be a socket). */
+		if (!*p)
+			p = access("/dev/tpmrm0", F_OK) == 0 ? "/dev/tpmrm0"
+							     : "/dev/tpm0";
+		return open_device(x, p, e);
 	}
 	if (strcmp(conf, "device") == 0)
 		return open_device(x, "/dev/tpmrm0", e);

@@ -116,6 +116,12 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 	run tb -T /nonexistent/tpmrm0 pcrread
 	assert_failure 3
 	assert_output --partial "no TPM found: /nonexistent/tpmrm0 does not exist"
+	# "device:" alone is the default device, not $TPMBOX_TCTI's socket
+	if [ ! -e /dev/tpmrm0 ] && [ ! -e /dev/tpm0 ]; then
+		run tb -T device: getrandom 1
+		assert_failure 3
+		assert_output --partial "no TPM found: /dev/tpm0 does not exist"
+	fi
 	run tb -T "swtpm:path=$BATS_TEST_TMPDIR/nosock" getrandom 1
 	assert_failure 3
 	assert_output --partial "cannot connect to swtpm socket $BATS_TEST_TMPDIR/nosock"
