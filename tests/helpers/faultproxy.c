@@ -538,8 +538,14 @@ int main(int argc, char **argv)
 			if (recdir)
 				record(recdir, cmd, rsp, rlen, conn, idx);
 			if (idx == target && m != M_PASS && m != M_RETRY) {
+				char what[sizeof(out.what) + 40];
+
 				mutate(m, rsp, &rlen, &out);
 				mutated++;
+				/* Name the command whose answer was hit. */
+				snprintf(what, sizeof(what), "cmd %u cc 0x%x: %s",
+					 idx, get32(cmd + 6), out.what);
+				snprintf(out.what, sizeof(out.what), "%.190s", what);
 			}
 			if (rlen && write_all(cfd, rsp, rlen))
 				break;

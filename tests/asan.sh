@@ -1,0 +1,68 @@
+#!/bin/bash
+# Sanitizer pass: build tpmbox with clang -fsanitize=address,undefined
+# (dynamic; sanitizers do not link statically), run the bats suites against
+# that build, then valgrind memcheck on the unit tests (a normal gcc build).
+# Any sanitizer report (collected with log_path, so none is lost inside a
+# test's captured output) or valgrind error fails the run.
+#
+#   tests/asan.sh                 every suite
+#   SUITES="tests/nv.bats" tests/asan.sh
+#   ASAN_SKIP_VALGRIND=1 tests/asan.sh
+cd "$(dirname "$0")/.." || exit 3
+B=${ASAN_BUILD:-/tmp/asan-build}
+VB=${VALGRIND_BUILD:-/tmp/valgrind-build}
+LOGS=$B/reports
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+
+echo "== build: clang -fsanitize=address,undefined ($B)"
+make --no-print-directory -s CC=clang STATIC= BUILD="$B" BIN="$B/tpmbox" \
+	CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	LDFLAGS="-fsanitize=address,undefined" "$B/tpmbox" || exit 3
+
+# exitcode 99: a finding is never mistaken for one of tpmbox's own codes.
+export ASAN_OPTIONS="log_path=$LOGS/asan:exitcode=99:detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1:strict_string_checks=1"
+export UBSAN_OPTIONS="log_path=$LOGS/ubsan:print_stacktrace=1:halt_on_error=1:exitcode=99"
+export LSAN_OPTIONS="exitcode=99"
+
+echo "== bats suites against $B/tpmbox"
+suites=${SUITES:-$(ls tests/*.bats)}
+tap=$(mktemp)
+TPMBOX=$B/tpmbox bats --tap $suites > "$tap" 2>&1
+bats_rc=$?
+p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
+grep '^not ok ' "$tap" | head -20
+echo "bats on the sanitizer build: $p passed, $f failed"
+rm -f "$tap"
+
+n=$(ls "$LOGS" | wc -l)
+if [ "$n" -gt 0 ]; then
+	echo "== $n sanitizer reports:"
+	for r in "$LOGS"/*; do
+		echo "--- $r"
+		head -30 "$r"
+	done
+fi
+echo "sanitizer reports: $n"
+
+vg_fail=0
+if [ -z "${ASAN_SKIP_VALGRIND:-}" ]; then
+	echo "== valgrind memcheck on the unit tests ($VB)"
+	make --no-print-directory -s BUILD="$VB" CFLAGS="-O1 -g" unit-bin ||
+		exit 3
+	for t in "$VB"/unit/test_*; do
+		[ -x "$t" ] || continue
+		if valgrind -q --error-exitcode=99 --leak-check=full \
+			--errors-for-leak-kinds=definite,indirect \
+			--track-origins=yes "$t" > "$VB/$(basename "$t").vg" 2>&1
+		then
+			echo "valgrind ok: $(basename "$t")"
+		else
+			echo "valgrind FAIL: $(basename "$t")"
+			tail -30 "$VB/$(basename "$t").vg"
+			vg_fail=$((vg_fail + 1))
+		fi
+	done
+	echo "valgrind failures: $vg_fail"
+fi
+[ "$n" -eq 0 ] && [ "$bats_rc" -eq 0 ] && [ "$vg_fail" -eq 0 ]
