@@ -204,7 +204,10 @@ boundaries() {
 		--ctrl type=unixio,path="$D/sock.ctrl" --tpmstate dir="$D" \
 		--flags not-need-init --pid file="$D/pid" </dev/null >"$D/out" 2>&1 3>&- &
 	LOC_PID=$D/pid
-	for _ in $(seq 1 50); do [ -s "$D/pid" ] && [ -S "$D/sock.ctrl" ] && break; sleep 0.05; done
+	for _ in $(seq 1 200); do
+		[ -s "$D/pid" ] && [ -S "$D/sock.ctrl" ] && [ -S "$D/sock" ] && break
+		sleep 0.05
+	done
 	swtpm_ioctl --unix "$D/sock.ctrl" -l 3
 	python3 -c "
 import socket; s = socket.socket(socket.AF_UNIX); s.connect('$D/sock')
