@@ -261,11 +261,10 @@ int xport_transmit(struct xport *x, const uint8_t *cmd, size_t clen,
 	if (x->kind != XPORT_DEVICE) {
 		struct pollfd pf = { .fd = x->fd, .events = POLLIN };
 		uint8_t junk[16];
-		ssize_t r;
 
 		if (poll(&pf, 1, 0) > 0 && (pf.revents & POLLIN) &&
-		    (r = recv(x->fd, junk, sizeof(junk),
-			      MSG_PEEK | MSG_DONTWAIT)) > 0)
+		    recv(x->fd, junk, sizeof(junk),
+			 MSG_PEEK | MSG_DONTWAIT) > 0)
 			return err_set(e, EX_IO, "%s sent bytes that answer "
 				       "no command (a repeated or late "
 				       "response)", x->desc);

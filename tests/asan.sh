@@ -31,8 +31,12 @@ tap=$(mktemp)
 TPMBOX=$B/tpmbox bats --tap $suites > "$tap" 2>&1
 bats_rc=$?
 p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
+# A sanitizer build is dynamic by necessity: the static-link check is the
+# one failure expected here.
 grep '^not ok ' "$tap" | head -20
-echo "bats on the sanitizer build: $p passed, $f failed"
+expected=$(grep -c '^not ok .*statically linked' "$tap")
+echo "bats on the sanitizer build: $p passed, $f failed ($expected expected: static link)"
+[ "$f" -eq "$expected" ] && bats_rc=0
 rm -f "$tap"
 
 n=$(ls "$LOGS" | wc -l)

@@ -47,7 +47,7 @@ int tpm2_getcap_raw(struct tpm *t, uint32_t cap, uint32_t prop,
 int tpm2_getprop(struct tpm *t, uint32_t prop, uint32_t *val)
 {
 	uint8_t buf[64];
-	size_t len;
+	size_t len = 0;
 	struct tb r;
 	uint32_t n;
 	int rc;
@@ -73,7 +73,7 @@ int tpm2_gethandles(struct tpm *t, uint32_t first, uint32_t *out,
 {
 	uint8_t buf[TPM_BUF_SIZE];
 	uint32_t type = first & 0xff000000u, next = first;
-	size_t len;
+	size_t len = 0;
 	int more = 1, rc;
 
 	*n = 0;
@@ -108,7 +108,7 @@ int tpm2_gethandles(struct tpm *t, uint32_t first, uint32_t *out,
 int tpm2_has_command(struct tpm *t, uint32_t cc, int *yes)
 {
 	uint8_t buf[64];
-	size_t len;
+	size_t len = 0;
 	struct tb r;
 	int rc;
 
@@ -125,7 +125,7 @@ int tpm2_getprops(struct tpm *t, uint32_t first, uint32_t count,
 {
 	uint8_t buf[TPM_BUF_SIZE];
 	uint32_t next = first, end = first + count;
-	size_t len;
+	size_t len = 0;
 	int more = 1, rc;
 
 	*n = 0;
