@@ -110,6 +110,15 @@ int eventlog_replay_file(const char *path, struct pcr_vals *out,
 int evl_tpm_values(struct tpm *t, const struct pcr_vals *want,
 		   struct pcr_vals *got);
 
+/* --check for eventlog and imalog: compare want with the TPM.  *report
+ * (malloc'd) gets one line per PCR: "BANK:IDX differs: log HEX tpm HEX",
+ * "BANK:IDX not on this TPM; not checked", and at the end
+ * "N PCRs match the log" when none differs.  Returns 0 when every
+ * compared PCR matches, 1 naming the PCRs that differ (or saying that
+ * none could be compared), or the TPM error's code. */
+int evl_check(struct tpm *t, const struct pcr_vals *want, char **report,
+	      struct tberr *e);
+
 /* "EV_SEPARATOR"; NULL for a type without a name. */
 const char *evl_type_name(uint32_t type);
 /* A short printable summary of an event's data into out[0..cap). */

@@ -19,6 +19,7 @@
 #include "crypto/hash.h"
 #include "eventlog.h"
 #include "file.h"
+#include "hex.h"
 #include "tpm2/cmd.h"
 
 static const struct {
@@ -593,5 +594,65 @@ int evl_tpm_values(struct tpm *t, const struct pcr_vals *want,
 			    rd->v[j].idx == want->v[i].idx)
 				got->v[i] = rd->v[j];
 	free(rd);
+	return 0;
+}
+
+int evl_check(struct tpm *t, const struct pcr_vals *want, char **report,
+	      struct tberr *e)
+{
+	char hw[2 * TPM2_MAX_DIGEST + 1], hg[2 * TPM2_MAX_DIGEST + 1];
+	char bad[512] = "";
+	struct pcr_vals *got = malloc(sizeof(*got));
+	size_t cap = (size_t)want->n * 320 + 64, off = 0;
+	char *r = malloc(cap);
+	int i, nbad = 0, nok = 0, rc;
+
+	*report = NULL;
+	if (!got || !r) {
+		free(got);
+		free(r);
+		return err_set(e, EX_IO, "out of memory");
+	}
+	r[0] = '\0';
+	if ((rc = evl_tpm_values(t, want, got))) {
+		free(got);
+		free(r);
+		return rc;
+	}
+	for (i = 0; i < want->n; i++) {
+		const struct pcr_val *w = &want->v[i], *g = &got->v[i];
+
+		if (!g->len) {
+			off += (size_t)snprintf(r + off, cap - off, "%s:%u not "
+						"on this TPM; not checked\n",
+						alg_name(w->alg), w->idx);
+			continue;
+		}
+		if (g->len == w->len && !memcmp(g->d, w->d, w->len)) {
+			nok++;
+			continue;
+		}
+		hex_encode(w->d, w->len, hw);
+		hex_encode(g->d, g->len, hg);
+		off += (size_t)snprintf(r + off, cap - off, "%s:%u differs: "
+					"log %s tpm %s\n", alg_name(w->alg),
+					w->idx, hw, hg);
+		if (strlen(bad) < sizeof(bad) - 40)
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+				 "%s%s:%u", nbad ? " " : "", alg_name(w->alg),
+				 w->idx);
+		nbad++;
+	}
+	free(got);
+	if (!nbad && nok)
+		snprintf(r + off, cap - off, "%d PCR%s the log\n", nok,
+			 nok == 1 ? " matches" : "s match");
+	*report = r;
+	if (nbad)
+		return err_set(e, EX_FAIL, "%d PCR%s from the log: %s",
+			       nbad, nbad == 1 ? " differs" : "s differ", bad);
+	if (!nok)
+		return err_set(e, EX_FAIL, "no PCR of the log could be "
+			       "compared: the TPM has none of its banks");
 	return 0;
 }

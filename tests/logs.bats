@@ -168,7 +168,7 @@ boundaries() {
 	tb extend 4 -d "$(printf %064x 7)" -b sha256
 	run tb eventlog --check "$T/a.bin"
 	[ "$status" -eq 1 ]
-	assert_output --partial "1 PCR differ from the log: sha256:4"
+	assert_output --partial "1 PCR differs from the log: sha256:4"
 	assert_line --regexp '^sha256:4 differs: log [0-9a-f]{64} tpm [0-9a-f]{64}$'
 	refute_output --partial "sha1:4 differs"
 }
@@ -289,7 +289,7 @@ EOF
 	tb extend 10 -s one-more -b sha256
 	run tb imalog --check -b sha1,sha256 "$T/i.bin"
 	[ "$status" -eq 1 ]
-	assert_output --partial "1 PCR differ from the log: sha256:10"
+	assert_output --partial "1 PCR differs from the log: sha256:10"
 	run tb imalog --check -b sha1 "$T/i.bin"
 	[ "$status" -eq 0 ]
 }
@@ -505,4 +505,33 @@ open(sys.argv[2], 'wb').write(b)" "$T/$f.bin" "$T/r"
 	run tb eventlog --check "$T/e.bin"
 	[ "$status" -eq 1 ]
 	assert_output --partial "no PCR of the log could be compared"
+}
+
+@test "--check skips a bank the TPM has not allocated, and says so" {
+	mk boot "$T/a.bin" 0:8:crtm 4:13:grub >"$T/a.ext"
+	# Only sha256 allocated from the next TPM reset on.
+	tpm2_pcrallocate sha1:none+sha256:all >/dev/null
+	reset_pcrs
+	run tb pcrread sha1:0
+	[ "$status" -eq 2 ]
+	grep ' sha256 ' "$T/a.ext" >"$T/s.ext"
+	t2_extend_boot "$T/s.ext"
+	run tb eventlog --check "$T/a.bin"
+	[ "$status" -eq 0 ]
+	assert_line "sha1:0 not on this TPM; not checked"
+	assert_line "sha1:4 not on this TPM; not checked"
+	assert_line "2 PCRs match the log"
+	# By default imalog checks the allocated banks only: no sha1 here.
+	mk ima "$T/i.bin" boot_aggregate /init >"$T/i.ext"
+	sed 's/ sha1=[0-9a-f]*//' "$T/i.ext" | while read -r pcr d; do
+		tpm2_pcrextend "$pcr:$d"; done
+	run tb imalog --check -b sha256 "$T/i.bin"
+	[ "$status" -eq 0 ]
+	assert_output "1 PCR matches the log"
+	run tb imalog --check -b sha1 "$T/i.bin"
+	[ "$status" -eq 1 ]
+	assert_output --partial "sha1:10 not on this TPM; not checked"
+	assert_output --partial "no PCR of the log could be compared"
+	tpm2_pcrallocate sha1:all+sha256:all+sha384:all+sha512:all >/dev/null
+	reset_pcrs
 }
