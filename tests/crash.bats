@@ -156,3 +156,48 @@ crash_trials() {
 	cmp "$CD/lim2" "$CD/old"
 	rm -f "$CD"/lim2.tmp.*
 }
+
+@test "crash: ten unclean swtpm restarts (kill -9) do not lock out tpmbox's objects" {
+	tb seal -p sha256:0 -o "$CD/da-blob" "$CD/secret"
+	tb nvdefine 0x01500021 -s 8 >/dev/null
+	printf 'abcdefgh' | tb nvwrite 0x01500021
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		kill -9 "$(swtpm_pid)"
+		for _ in $(seq 1 50); do
+			kill -0 "$(swtpm_pid)" 2>/dev/null || break
+			sleep 0.02
+		done
+		: > "$SWTPM_DIR/pid"	# nothing left for swtpm_stop to kill
+		swtpm_restart
+		run tb unseal "$CD/da-blob"
+		[ "$status" -eq 0 ] || { echo "restart $i: $output"; false; }
+		[ "$output" = "$(cat "$CD/secret")" ] || cmp <(tb unseal "$CD/da-blob") "$CD/secret"
+		run tb nvread 0x01500021
+		[ "$status" -eq 0 ] && [ "$output" = abcdefgh ]
+	done
+	# The restarts did count (tpm2-tools reads the counter): the objects
+	# above are noDA, so they still work.
+	run tpm2_getcap properties-variable
+	[ "$status" -eq 0 ]
+	echo "# after 10 unclean restarts: $(echo "$output" | grep -A1 LOCKOUT_COUNTER | tr -s ' \n' ' ')" >&3
+}
+
+@test "crash: dictionary-attack lockout is exit 5 with the time left" {
+	tpm2_dictionarylockout --clear-lockout
+	tb seal -p sha256:0 --auth str:right -o "$CD/da2" "$CD/secret"
+	tpm2_dictionarylockout --setup-parameters --max-tries=2 \
+		--recovery-time=600 --lockout-recovery-time=600
+	run tb unseal --auth str:wrong "$CD/da2"
+	[ "$status" -eq 4 ]
+	run tb unseal --auth str:wrong "$CD/da2"
+	[ "$status" -eq 4 ] || [ "$status" -eq 5 ]
+	run tb unseal --auth str:right "$CD/da2"
+	[ "$status" -eq 5 ]
+	[[ "$output" == *"tpmbox unseal: "*LOCKOUT* ]]
+	echo "$output"
+	[[ "$output" =~ [0-9]+\ s ]]	# the time left, in seconds
+	# The lockout hierarchy (empty auth) resets it: the right value works.
+	tpm2_dictionarylockout --clear-lockout
+	run tb unseal --auth str:right "$CD/da2"
+	[ "$status" -eq 0 ]
+}

@@ -2,6 +2,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/rc.h"
@@ -300,6 +301,29 @@ static int parse(struct tpm *t, struct tpm2_call *c, size_t rlen)
 	return 0;
 }
 
+/* After TPM_RC_LOCKOUT: how long until a try is allowed, as a hint.  The
+ * TPM forgets one failure every TPM_PT_LOCKOUT_INTERVAL seconds, so the
+ * next try is at most that far away. */
+static void lockout_hint(struct tpm *t)
+{
+	struct tberr saved = *t->e;
+	uint32_t iv = 0, cnt = 0, max = 0;
+	int ok = tpm2_getprop(t, TPM2_PT_LOCKOUT_INTERVAL, &iv) == 0 &&
+		 tpm2_getprop(t, TPM2_PT_LOCKOUT_COUNTER, &cnt) == 0 &&
+		 tpm2_getprop(t, TPM2_PT_MAX_AUTH_FAIL, &max) == 0;
+
+	*t->e = saved;
+	if (ok && iv)
+		err_hint(t->e, "%u of %u failures counted; the TPM forgets "
+			 "one every %u s, so a try is allowed again in at "
+			 "most %u s (or reset it with the lockout auth)",
+			 cnt, max, iv, iv);
+	else if (ok)
+		err_hint(t->e, "%u of %u failures counted and the TPM "
+			 "never forgets them (interval 0 s): only the "
+			 "lockout auth resets it", cnt, max);
+}
+
 int tpm2_call(struct tpm *t, struct tpm2_call *c)
 {
 	struct tb b;
@@ -345,6 +369,11 @@ int tpm2_call(struct tpm *t, struct tpm2_call *c)
 	rc_describe(c->rc, what, sizeof(what));
 	err_set(t->e, rc_exit(c->rc), "%s: %s", tpm2_cc_name(c->cc), what);
 	t->e->rc = c->rc;
+	/* Not for GetCapability itself: a TPM answering LOCKOUT to
+	 * everything must not recurse. */
+	if (rc_base(c->rc) == TPM2_RC_LOCKOUT &&
+	    c->cc != TPM2_CC_GetCapability)
+		lockout_hint(t);
 	if (c->rc == TPM2_RC_INITIALIZE)
 		err_hint(t->e, "start it with TPM2_Startup (for swtpm: "
 			 "--flags startup-clear); tpmbox never sends it");
