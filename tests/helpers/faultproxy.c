@@ -76,6 +76,15 @@ static const enum mode quick_modes[] = {
 };
 
 static uint64_t rng;
+static volatile sig_atomic_t stop;
+
+/* SIGTERM ends the proxy between connections, after the stats line of
+ * the current one is written. */
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static uint64_t rnd(void)
 {
@@ -219,7 +228,10 @@ static void flush_leftovers(int tfd)
 			uint8_t f[14], fr[64];
 			size_t frl;
 
-			if ((h >> 24) != (firsts[i] >> 24))
+			/* The loaded-session list holds HMAC (0x02) and
+			 * policy (0x03) handles alike. */
+			if ((h >> 24) != 0x02 && (h >> 24) != 0x03 &&
+			    (h >> 24) != 0x80)
 				break;
 			f[0] = 0x80; f[1] = 0x01;
 			put32(f + 2, sizeof(f));
@@ -471,6 +483,13 @@ int main(int argc, char **argv)
 	if (!lpath || !tpath || mode == M_COUNT || k == 0)
 		usage();
 	signal(SIGPIPE, SIG_IGN);
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_term;	/* no SA_RESTART: wakes accept */
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	lfd = listen_unix(lpath);
 	if (lfd < 0) {
 		perror("faultproxy: listen");
@@ -485,10 +504,14 @@ int main(int argc, char **argv)
 		int cfd, tfd;
 		FILE *sf;
 
+		if (stop)
+			return 0;
 		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (cfd < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR) {
+				conn--;
 				continue;
+			}
 			perror("faultproxy: accept");
 			return 1;
 		}
@@ -500,12 +523,9 @@ int main(int argc, char **argv)
 					     sizeof(quick_modes[0]))];
 		target = rndn(k);
 		memset(&out, 0, sizeof(out));
-		tfd = connect_unix(tpath);
-		if (tfd < 0) {
-			perror("faultproxy: connect to swtpm");
-			close(cfd);
-			continue;
-		}
+		/* swtpm serves one client at a time: connect only when a
+		 * command goes through, so stalled clients hold nothing. */
+		tfd = -1;
 		for (idx = 0; !out.close && !out.stall; idx++) {
 			if (read_msg(cfd, cmd, &clen, -1))
 				break;
@@ -528,6 +548,11 @@ int main(int argc, char **argv)
 				snprintf(out.what, sizeof(out.what),
 					 "stall cmd %u", idx);
 				out.stall = 1;
+				break;
+			}
+			if (tfd < 0 && (tfd = connect_unix(tpath)) < 0) {
+				snprintf(out.what, sizeof(out.what),
+					 "cannot connect to swtpm");
 				break;
 			}
 			if (tpm_roundtrip(tfd, cmd, clen, rsp, &rlen)) {
@@ -556,12 +581,20 @@ int main(int argc, char **argv)
 					break;
 			}
 		}
+		if (out.stall && tfd >= 0) {
+			if (flush)
+				flush_leftovers(tfd);
+			close(tfd);
+			tfd = -1;
+		}
 		if (out.stall)
 			wait_gone(cfd);
 		close(cfd);
-		if (flush)
-			flush_leftovers(tfd);
-		close(tfd);
+		if (tfd >= 0) {
+			if (flush)
+				flush_leftovers(tfd);
+			close(tfd);
+		}
 		if (stats && (sf = fopen(stats, "a")) != NULL) {
 			fprintf(sf, "conn=%lu mode=%s seed=%llu cmds=%u "
 				"mutated=%u what=%s\n", conn, mode_names[m],
