@@ -64,7 +64,10 @@ crash_trials() {
 		delay=$(( delay % (us * 13 / 10 + 1) ))
 		"$@" -f >/dev/null 2>&1 &
 		pid=$!
-		sleep "$(printf '%d.%06d' $((delay / 1000000)) $((delay % 1000000)))"
+		# One trial in five is killed at once (before any write);
+		# the others at a random point.
+		[ $((i % 5)) -eq 1 ] ||
+			sleep "$(printf '%d.%06d' $((delay / 1000000)) $((delay % 1000000)))"
 		kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
 		wait "$pid" 2>/dev/null || true
 		if compgen -G "$out.tmp.*" >/dev/null; then
