@@ -59,7 +59,12 @@ cmdline_of() {
 	"$TPMBOX" --timeout 5 -T "swtpm:path=$SOCKD/p.sock" "$@" \
 		>/dev/null 2>&1 3>&- &
 	pid=$!
-	sleep 0.3
+	# Until the exec is done (the applet name shows), up to 3 s.
+	for _ in $(seq 1 300); do
+		tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q "$1" && break
+		sleep 0.01
+	done
+	sleep 0.1
 	tr '\0' ' ' < "/proc/$pid/cmdline"
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null || true
