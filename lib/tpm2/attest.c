@@ -364,6 +364,38 @@ int tpm2_quote(struct tpm *t, uint32_t key, const uint8_t *nonce,
 	return 0;
 }
 
+/* The quote must verify as a verifier will check it: a damaged response
+ * (the signature is not covered by anything the TPM could check for us)
+ * fails here, not later at the verifier. */
+static int quote_self_check(struct tpm *t, uint32_t key, const uint8_t *nonce,
+			    size_t nlen, const struct pcr_sel *sel,
+			    const struct quote *q)
+{
+	struct tpm2_public pub;
+	struct quote_want w;
+	struct tberr ce;
+	char *pem = NULL;
+	size_t n;
+	int rc;
+
+	if ((rc = tpm2_readpublic(t, key, &pub)) ||
+	    (rc = ak_pub_pem(&pub, &pem, &n, t->e)))
+		return rc;
+	memset(&w, 0, sizeof(w));
+	memset(&ce, 0, sizeof(ce));
+	w.key = (const uint8_t *)pem;
+	w.keylen = n;
+	w.nonce = nonce;
+	w.nonce_len = nlen;
+	w.sel = sel;
+	rc = quote_check(q, &w, &ce);
+	free(pem);
+	if (rc)
+		return err_set(t->e, EX_IO, "TPM2_Quote: the quote does not "
+			       "verify (%s): a damaged response", ce.msg);
+	return 0;
+}
+
 int ak_quote(struct tpm *t, uint32_t key, const uint8_t *nonce, size_t nlen,
 	     const struct pcr_sel *sel, struct quote *q)
 {
@@ -389,7 +421,7 @@ int ak_quote(struct tpm *t, uint32_t key, const uint8_t *nonce, size_t nlen,
 		if (quote_pcr_digest(s.hash, &q->vals, d) == 0 &&
 		    a.digest_len == hash_size(s.hash) &&
 		    memcmp(d, a.digest, a.digest_len) == 0)
-			return 0;
+			return quote_self_check(t, key, nonce, nlen, sel, q);
 		/* A PCR changed between the read and the quote. */
 	}
 	return err_set(t->e, EX_FAIL, "TPM2_Quote: the PCRs kept changing "
