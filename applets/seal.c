@@ -136,6 +136,34 @@ static void sel_from_file(const struct pcr_vals *f, struct pcr_sel *sel)
 	}
 }
 
+/* The values were read from the TPM: let the TPM itself confirm that its
+ * current PCRs hash to the digest the policy will hold (PolicyPCR with a
+ * digest checks it), so a damaged PCR_Read answer cannot produce a blob
+ * that never unseals. */
+static int confirm_current(struct ctx *c, struct tpm *t,
+			   const struct policy_spec *ps)
+{
+	struct tpm2_session *s = NULL;
+	uint8_t d[TPM2_MAX_DIGEST];
+	size_t n = policy_pcr_digest(ps->halg, &ps->vals, d);
+	int rc;
+
+	if (!n)
+		return ctx_usage(c, "unsupported policy hash");
+	if (tpm2_session_start(t, TPM2_SE_POLICY, TPM2_RH_NULL, NULL,
+			       TPM2_RH_NULL, NULL, 0, 0, &s))
+		return ctx_fail(c);
+	rc = tpm2_policy_pcr(t, tpm2_session_handle(s), d, n, &ps->sel);
+	tpm2_session_flush(t, s);
+	if (rc) {
+		err_set(&c->e, EX_IO, "the PCR values read from the TPM do "
+			"not match its current PCRs (a damaged response, or a "
+			"PCR changed while sealing); nothing was sealed");
+		return ctx_fail(c);
+	}
+	return 0;
+}
+
 /* Fill the policy's values in selection order: given, file, else the
  * TPM's current value. */
 static int pcr_values(struct ctx *c, struct tpm *t, struct policy_spec *ps,
@@ -183,6 +211,8 @@ static int pcr_values(struct ctx *c, struct tpm *t, struct policy_spec *ps,
 	ps->vals.n = k;
 	if (policy_check_vals(&ps->sel, &ps->vals, &c->e))
 		return ctx_fail(c);
+	if (need_tpm && !g->n && !have_file)
+		return confirm_current(c, t, ps);
 	return 0;
 }
 

@@ -40,6 +40,21 @@ int file_write_atomic(const char *path, const void *data, size_t n,
 				       strerror(errno));
 		return 0;
 	}
+	/* A device or pipe (-o /dev/null, -o /dev/stdout) is written in
+	 * place: renaming over it would replace the device node. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 || write_all(fd, data, n)) {
+			er = errno;
+			if (fd >= 0)
+				close(fd);
+			return err_set(e, EX_IO, "writing %s: %s", path,
+				       strerror(er));
+		}
+		close(fd);
+		return 0;
+	}
 	if (!(flags & OUT_FORCE) && lstat(path, &st) == 0)
 		return err_set(e, EX_IO, "%s already exists (use -f to "
 			       "replace it)", path);
