@@ -77,6 +77,17 @@ install: $(BIN)
 	for a in $(APPLETS); do ln -sf tpmbox \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$a; done
 
+# Fuzzing and sanitizers (issue 5; see docs/hardening.md).
+FUZZ_SECONDS ?= 10
+fuzz:
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh
+
+fuzz-coverage:
+	@bash tests/fuzz/run.sh --coverage
+
+asan:
+	@bash tests/asan.sh
+
 # Regenerate the bash completion from the applets' --help.
 completion: $(BIN)
 	bash completions/gen.sh ./$(BIN) > completions/tpmbox.bash.tmp
@@ -85,4 +96,4 @@ completion: $(BIN)
 clean:
 	rm -rf $(BUILD) $(BIN)
 
-.PHONY: all completion unit unit-bin deps check demo bench install clean
+.PHONY: all fuzz fuzz-coverage asan completion unit unit-bin deps check demo bench install clean

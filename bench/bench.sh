@@ -60,6 +60,61 @@ wf_pcrread_t2() { t2 tpm2_pcrread sha256:7 >/dev/null; }
 wf_extend_tpmbox() { tb extend 16 -d "$DIGEST" -b sha256; }
 wf_extend_t2() { t2 tpm2_pcrextend "16:sha256=$DIGEST"; }
 
+# seal + unseal with a PCR policy (sha256:0,7).  tpm2-tools: the usual flow
+# (createprimary, a trial policy session, create, load, a policy session,
+# unseal, flushes).
+head -c 32 /dev/urandom >"$BENCH_DIR/secret"
+"$TPMBOX" takeown >/dev/null
+wf_seal_tpmbox() {
+	tb seal -p sha256:0,7 -f -o "$BENCH_DIR/s.blob" "$BENCH_DIR/secret"
+	tb unseal "$BENCH_DIR/s.blob" >/dev/null
+}
+wf_seal_t2() {
+	local d=$BENCH_DIR
+	t2 tpm2_createprimary -Q -C o -c "$d/prim.ctx"
+	t2 tpm2_startauthsession -S "$d/trial.ctx"
+	t2 tpm2_policypcr -Q -S "$d/trial.ctx" -l sha256:0,7 -L "$d/pol"
+	t2 tpm2_flushcontext "$d/trial.ctx"
+	t2 tpm2_create -Q -C "$d/prim.ctx" -L "$d/pol" -i "$d/secret" \
+		-u "$d/s.pub" -r "$d/s.priv"
+	t2 tpm2_flushcontext -t
+	t2 tpm2_load -Q -C "$d/prim.ctx" -u "$d/s.pub" -r "$d/s.priv" -c "$d/s.ctx"
+	t2 tpm2_startauthsession --policy-session -S "$d/sess.ctx"
+	t2 tpm2_policypcr -Q -S "$d/sess.ctx" -l sha256:0,7
+	t2 tpm2_unseal -c "$d/s.ctx" -p session:"$d/sess.ctx" >/dev/null
+	t2 tpm2_flushcontext "$d/sess.ctx"
+	t2 tpm2_flushcontext -t
+}
+
+# quote + checkquote (the AK is loaded in every tpm2-tools run, as tpmbox
+# loads its AK blob every time).
+NONCE=000102030405060708090a0b0c0d0e0f
+"$TPMBOX" akcreate -o "$BENCH_DIR/ak.blob" --pub "$BENCH_DIR/ak.pem" >/dev/null
+tpm2_createprimary -Q -C o -c "$BENCH_DIR/aprim.ctx"
+tpm2_create -Q -C "$BENCH_DIR/aprim.ctx" -G ecc256:ecdsa-sha256:null \
+	-a 'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|sign' \
+	-u "$BENCH_DIR/t2ak.pub" -r "$BENCH_DIR/t2ak.priv"
+tpm2_flushcontext -t
+tpm2_load -Q -C "$BENCH_DIR/aprim.ctx" -u "$BENCH_DIR/t2ak.pub" \
+	-r "$BENCH_DIR/t2ak.priv" -c "$BENCH_DIR/t2ak.ctx"
+tpm2_readpublic -Q -c "$BENCH_DIR/t2ak.ctx" -f pem -o "$BENCH_DIR/t2ak.pem"
+tpm2_flushcontext -t
+wf_quote_tpmbox() {
+	tb quote -k "$BENCH_DIR/ak.blob" -p sha256:0-7,10 -n "$NONCE" -f \
+		-o "$BENCH_DIR/q"
+	tb checkquote -k "$BENCH_DIR/ak.pem" -n "$NONCE" "$BENCH_DIR/q" >/dev/null
+}
+wf_quote_t2() {
+	local d=$BENCH_DIR
+	t2 tpm2_load -Q -C "$d/aprim.ctx" -u "$d/t2ak.pub" -r "$d/t2ak.priv" \
+		-c "$d/t2ak.ctx"
+	t2 tpm2_quote -Q -c "$d/t2ak.ctx" -l sha256:0,1,2,3,4,5,6,7,10 \
+		-q "$NONCE" -g sha256 -m "$d/m" -s "$d/s" -o "$d/p"
+	t2 tpm2_flushcontext -t
+	t2 tpm2_checkquote -u "$d/t2ak.pem" -m "$d/m" -s "$d/s" -f "$d/p" \
+		-q "$NONCE" >/dev/null
+}
+
 # ---- measurement ------------------------------------------------------------
 
 WORKFLOWS=()
@@ -74,6 +129,8 @@ workflow() {
 workflow getrandom 1 1 "getrandom 32"
 workflow pcrread 1 1 "pcrread sha256:7"
 workflow extend 1 1 "extend PCR 16 (sha256)"
+workflow seal 2 12 "seal+unseal (PCR policy)"
+workflow quote 2 4 "quote+checkquote"
 
 # now_us: microseconds, without forking
 now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
@@ -118,8 +175,8 @@ ssize=$(stat -c %s "$BENCH_DIR/tpmbox.stripped")
 echo "tpmbox bench: $RUNS runs per workflow (median), swtpm over a unix socket"
 echo "tpmbox: $TPMBOX; tpm2-tools: $(tpm2_getrandom --version 2>/dev/null | sed -n 's/.*version="\([^"]*\)".*/\1/p' | head -1)"
 echo
-printf '%-24s %12s %12s %8s %12s %12s\n' "workflow" "tpmbox ms" "tpm2-tools" "ratio" "tpmbox RSS" "t2 RSS"
-printf '%-24s %12s %12s %8s %12s %12s\n' "(per process)" "" "ms" "" "KiB" "KiB"
+printf '%-26s %9s %9s %12s %12s %8s %10s %10s\n' "workflow" "procs" "" "tpmbox ms" "tpm2-tools" "ratio" "tpmbox RSS" "t2 RSS"
+printf '%-26s %9s %9s %12s %12s %8s %10s %10s\n' "" "tpmbox" "t2" "per process" "per process" "" "KiB" "KiB"
 worst=0
 for w in "${WORKFLOWS[@]}"; do
 	a=$(median_us "wf_${w}_tpmbox")
@@ -129,8 +186,12 @@ for w in "${WORKFLOWS[@]}"; do
 	ra=$(peak_kb "wf_${w}_tpmbox")
 	rb=$(peak_kb "wf_${w}_t2")
 	ratio=$(awk -v a="$pa" -v b="$pb" 'BEGIN {printf "%.3f", a / b}')
-	printf '%-24s %12s %12s %8s %12s %12s\n' "${CAPTION[$w]}" \
-		"$(ms "$pa")" "$(ms "$pb")" "$ratio" "$ra" "$rb"
+	printf '%-26s %9s %9s %12s %12s %8s %10s %10s\n' "${CAPTION[$w]}" \
+		"${PROCS_TB[$w]}" "${PROCS_T2[$w]}" "$(ms "$pa")" "$(ms "$pb")" \
+		"$ratio" "$ra" "$rb"
+	printf '%-26s %9s %9s %12s %12s %8s\n' "  whole workflow" "" "" \
+		"$(ms "$a")" "$(ms "$b")" \
+		"$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}')"
 	worst=$(awk -v r="$ratio" -v w="$worst" 'BEGIN {print (r > w) ? r : w}')
 done
 echo
