@@ -207,9 +207,11 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 @test "dispatch: make bench's script prints a row per workflow, ratio and size" {
 	run env BENCH_RUNS=20 bash "$ROOT/bench/bench.sh"
 	assert_success
-	for w in "getrandom 32" "pcrread sha256:7" "extend PCR 16 (sha256)"; do
-		assert_line --regexp "^$(printf '%s' "$w" | sed 's/[()]/\\&/g') +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3} "
+	for w in "getrandom 32" "pcrread sha256:7" "extend PCR 16 (sha256)" \
+		 "seal+unseal (PCR policy)" "quote+checkquote"; do
+		assert_line --regexp "^$(printf '%s' "$w" | sed 's/[()+]/\\&/g') +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3} "
 	done
+	assert_line --regexp "^  whole workflow +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3}$"
 	assert_line --regexp "^tpmbox binary: $(stat -c %s "$TPMBOX") bytes \([0-9]+ stripped\), statically linked: yes$"
 	assert_line --regexp '^worst ratio tpmbox/tpm2-tools: [0-9.]+ '
 	run env BENCH_RUNS=5 bash "$ROOT/bench/bench.sh"
