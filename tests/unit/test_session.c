@@ -178,7 +178,7 @@ static int call(struct tpm *t, struct tpm2_session *s, uint8_t *out,
 
 int main(void)
 {
-	struct tpm *t = calloc(1, sizeof(*t));
+	struct tpm *t = NULL;
 	struct tpm2_session *s = NULL;
 	struct tberr e;
 	uint8_t out[256];
@@ -187,13 +187,18 @@ int main(void)
 	pid_t pid;
 
 	memset(&e, 0, sizeof(e));
-	if (!t || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return 1;
 	if ((pid = fork()) == 0) {
 		close(sv[0]);
 		fake_tpm(sv[1]);
 	}
 	close(sv[1]);
+	/* Allocated after the fork: the child (which _exits) owns nothing
+	 * that a leak checker would count. */
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return 1;
 	t->x.kind = XPORT_UNIX;
 	t->x.fd = sv[0];
 	t->x.timeout_ms = 5000;
