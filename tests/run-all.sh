@@ -21,5 +21,27 @@ p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
 rm -f "$tap"
 pass=$((pass + p)); fail=$((fail + f))
 [ "$p" -eq 0 ] && fail=$((fail + 1))
+# Issue 5 gates: every fuzz target briefly, then the whole suite again on
+# an ASan+UBSan build plus valgrind on the unit tests.  Each gate counts as
+# one test.  CHECK_QUICK=1 skips them (for a fast local loop).
+if [ -z "${CHECK_QUICK:-}" ]; then
+	echo "== fuzz: every target for ${FUZZ_SECONDS:-3} s"
+	if FUZZ_SECONDS=${FUZZ_SECONDS:-3} bash tests/fuzz/run.sh > "${TMPDIR:-/tmp}/tpmbox-fuzz.log" 2>&1; then
+		echo "ok fuzz: no crash, leak or timeout in any target"
+		pass=$((pass + 1))
+	else
+		tail -40 "${TMPDIR:-/tmp}/tpmbox-fuzz.log"
+		echo "not ok fuzz: see above"
+		fail=$((fail + 1))
+	fi
+	echo "== sanitizers: every suite on an ASan+UBSan build, valgrind on unit tests"
+	if bash tests/asan.sh; then
+		echo "ok sanitizers: 0 findings"
+		pass=$((pass + 1))
+	else
+		echo "not ok sanitizers: see above"
+		fail=$((fail + 1))
+	fi
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
