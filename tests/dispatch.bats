@@ -199,6 +199,14 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 	want=$( (printf '%064d' 0 | xxd -r -p; printf 'initramfs stage 2' | openssl dgst -sha256 -binary) | openssl dgst -sha256 -binary | xxd -p -c64)
 	[ "$(echo "$output" | grep -c "^sha256:9 $want\$")" -eq 2 ]
 	assert_output --partial "\"9\": \"$want\""
+	# the sealing story: unseal works, then is refused after extend 7
+	assert_line "correct horse battery staple"
+	assert_output --partial "(sha256:7 differ)"
+	assert_line "(exit 4)"
+	assert_line "provisioned 2026-12-03"
+	# checkquote prints the verified PCR 7: H(zeros || H(data))
+	want7=$( (printf '%064d' 0 | xxd -r -p; printf 'an unexpected boot loader' | openssl dgst -sha256 -binary) | openssl dgst -sha256 -binary | xxd -p -c64)
+	assert_line "sha256:7 $want7"
 	dir=$(echo "$output" | sed -n 's/^tpmbox demo: a throwaway swtpm in \([^ ]*\) .*/\1/p')
 	[ -n "$dir" ] && [ ! -e "$dir" ]
 	! pgrep -f "tpmstate dir=$dir" >/dev/null

@@ -64,4 +64,42 @@ run pcrread sha1:9,10+sha256:9,10
 caption "The same as JSON, for scripts."
 run pcrread --json sha256:9
 
+caption "Take ownership: persist the standard SRK at 0x81000001 (prints its name)."
+run takeown --srk-pub "$DEMO_DIR/srk.pem"
+
+caption "Seal a disk key to PCR 0 and 7 as they are now (no password)."
+printf 'correct horse battery staple\n' >"$DEMO_DIR/disk.key"
+run seal -p sha256:0,7 -o "$DEMO_DIR/disk.blob" "$DEMO_DIR/disk.key"
+
+caption "Unseal it: the machine is in the state it was sealed to."
+run unseal "$DEMO_DIR/disk.blob"
+
+caption "Something changes the boot state: extend PCR 7."
+run extend 7 -s "an unexpected boot loader" -b sha256
+
+caption "Unseal is now refused (exit 4), naming the PCR that changed."
+if run unseal "$DEMO_DIR/disk.blob"; then
+	echo "demo: unseal should have been refused" >&2
+	exit 1
+else
+	rc=$?
+	[ "$rc" -eq 4 ] || { echo "demo: expected exit 4, got $rc" >&2; exit 1; }
+	echo "(exit $rc)"
+fi
+
+caption "Keep a small record in TPM NV memory, read it back, release it."
+printf 'provisioned 2026-12-03\n' >"$DEMO_DIR/record"
+run nvdefine 0x01500000 -s 64
+run nvwrite 0x01500000 -i "$DEMO_DIR/record"
+run nvread 0x01500000 -s 23
+run nvrelease 0x01500000
+
+caption "Remote attestation: an attestation key, a quote over PCRs 0-7 with a nonce."
+run akcreate -o "$DEMO_DIR/ak.blob" --pub "$DEMO_DIR/ak.pem"
+nonce=$("$TPMBOX" getrandom --hex 16)
+run quote -k "$DEMO_DIR/ak.blob" -p sha256:0-7 -n "$nonce" -o "$DEMO_DIR/quote"
+
+caption "The verifier checks it without a TPM: signature, nonce, PCR digest."
+run checkquote -k "$DEMO_DIR/ak.pem" -n "$nonce" "$DEMO_DIR/quote"
+
 printf '\n%sdemo done%s: swtpm stopped, %s removed.\n' "$B" "$N" "$DEMO_DIR"
