@@ -12,6 +12,7 @@
 
 #include "applet.h"
 #include "hex.h"
+#include "pcrfile.h"
 #include "tpm2/cmd.h"
 
 #include "applets.h"	/* generated: APPLET_EXTERNS, APPLET_TABLE */
@@ -93,6 +94,17 @@ int ctx_help(struct ctx *c, const struct applet *a)
 	      "(default 120)\n"
 	      "  --trace           show each command and response (secrets "
 	      "masked)\n", stdout);
+	return 0;
+}
+
+int ctx_print_pcrs(struct ctx *c, const struct pcr_vals *v, int json)
+{
+	char *text = json ? pcr_format_json(v) : pcr_format_text(v);
+
+	if (!text)
+		return ctx_usage(c, "out of memory");
+	fputs(text, stdout);
+	free(text);
 	return 0;
 }
 

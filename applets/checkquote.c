@@ -125,7 +125,6 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct quote *q = NULL;
 	int json = 0, o, i, rc = 0;
 	long nn = 0;
-	char *text;
 
 	while ((o = getopt_long(argc, argv, "k:n:p:", lo, NULL)) != -1) {
 		switch (o) {
@@ -210,13 +209,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!nonce_hex)
 		fprintf(stderr, "tpmbox checkquote: warning: no -n given, the "
 			"nonce was not checked (the quote may be a replay)\n");
-	text = json ? pcr_format_json(&q->vals) : pcr_format_text(&q->vals);
-	if (!text) {
-		rc = ctx_usage(c, "out of memory");
-		goto out;
-	}
-	fputs(text, stdout);
-	free(text);
+	rc = ctx_print_pcrs(c, &q->vals, json);
 out:
 	free(key);
 	free(m);

@@ -140,14 +140,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		}
 	}
 	if (pcrs) {
-		char *text = json ? pcr_format_json(v) : pcr_format_text(v);
-
-		if (!text) {
-			rc = ctx_usage(c, "out of memory");
+		if ((rc = ctx_print_pcrs(c, v, json)))
 			goto out;
-		}
-		fputs(text, stdout);
-		free(text);
 	} else if (!chk && json) {
 		printf("{\n  \"format\": \"%s\",\n  \"events\": [",
 		       log.agile ? "crypto-agile" : "sha1");

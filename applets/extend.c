@@ -166,7 +166,6 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_fail(c);
 	if (verbose) {
 		struct pcr_vals v;
-		char *text;
 
 		memset(&sel, 0, sizeof(sel));
 		for (i = 0; i < n; i++) {
@@ -176,10 +175,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		sel.n = n;
 		if (tpm2_pcr_read(t, &sel, &v))
 			return ctx_fail(c);
-		if (!(text = pcr_format_text(&v)))
-			return ctx_usage(c, "out of memory");
-		fputs(text, stdout);
-		free(text);
+		return ctx_print_pcrs(c, &v, 0);
 	}
 	return 0;
 }

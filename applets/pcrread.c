@@ -34,7 +34,6 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct pcr_vals *v;
 	unsigned npcrs;
 	struct tpm *t;
-	char *text;
 
 	while ((o = getopt_long(argc, argv, "o:f", lo, NULL)) != -1) {
 		switch (o) {
@@ -77,13 +76,9 @@ static int run(struct ctx *c, int argc, char **argv)
 		}
 		free(raw);
 	}
-	text = json ? pcr_format_json(v) : pcr_format_text(v);
+	o = ctx_print_pcrs(c, v, json);
 	free(v);
-	if (!text)
-		return ctx_usage(c, "out of memory");
-	fputs(text, stdout);
-	free(text);
-	return 0;
+	return o;
 }
 
 const struct applet applet_pcrread = {

@@ -41,6 +41,11 @@ int ctx_usage(struct ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Print the applet's help text to stdout; returns 0. */
 int ctx_help(struct ctx *c, const struct applet *a);
+struct pcr_vals;
+/* Print PCR values in pcrread's text format (or JSON) to stdout; the one
+ * place every applet that shows PCR values goes through.  0, or exit 2 on
+ * out-of-memory. */
+int ctx_print_pcrs(struct ctx *c, const struct pcr_vals *v, int json);
 /* Common -h/--help check for applets: nonzero when argv asks for help. */
 int wants_help(int argc, char **argv);
 
