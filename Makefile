@@ -88,6 +88,9 @@ fuzz-coverage:
 asan:
 	@bash tests/asan.sh
 
+static:
+	@bash tests/static.sh
+
 # Regenerate the bash completion from the applets' --help.
 completion: $(BIN)
 	bash completions/gen.sh ./$(BIN) > completions/tpmbox.bash.tmp
@@ -96,4 +99,4 @@ completion: $(BIN)
 clean:
 	rm -rf $(BUILD) $(BIN)
 
-.PHONY: all fuzz fuzz-coverage asan completion unit unit-bin deps check demo bench install clean
+.PHONY: all fuzz fuzz-coverage asan static completion unit unit-bin deps check demo bench install clean

@@ -225,7 +225,7 @@ static int install_links(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const struct applet *a = NULL;
-	const char *base;
+	const char *base, *trace;
 	struct ctx c;
 	char **av;
 	int ac = 0, i, k, rc, dashdash = 0;
@@ -238,10 +238,13 @@ int main(int argc, char **argv)
 		if (fcntl(k, F_GETFD) < 0 && errno == EBADF &&
 		    open("/dev/null", O_RDONLY) != k)
 			return EX_IO;
-	if (getenv("TPMBOX_TRACE") && strcmp(getenv("TPMBOX_TRACE"), "1") == 0)
+	trace = getenv("TPMBOX_TRACE");
+	if (trace && strcmp(trace, "1") == 0)
 		opts.trace = 1;
-	base = strrchr(argv[0], '/');
-	base = base ? base + 1 : argv[0];
+	/* execve() may pass argc 0 (argv[0] NULL): run as "tpmbox". */
+	base = argc > 0 && argv[0] ? argv[0] : "tpmbox";
+	if (strrchr(base, '/'))
+		base = strrchr(base, '/') + 1;
 	i = 1;
 	if (strcmp(base, "tpmbox") != 0 && (a = find_applet(base)) != NULL) {
 		/* busybox-style link */

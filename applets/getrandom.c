@@ -54,7 +54,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!buf)
 		return ctx_usage(c, "out of memory for %llu bytes",
 				 (unsigned long long)n);
-	if ((rc = tpm2_getrandom(t, buf, n))) {
+	if (tpm2_getrandom(t, buf, n)) {
 		free(buf);
 		return ctx_fail(c);
 	}

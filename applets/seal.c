@@ -381,7 +381,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		tmpl.attrs |= TPMA_OBJECT_ADMINWITHPOLICY;
 		tmpl.policylen = policy_compute(&ps, tmpl.policy);
 		if (!tmpl.policylen) {
-			rc = err_set(&c->e, EX_FAIL, "computing the policy "
+			err_set(&c->e, EX_FAIL, "computing the policy "
 				     "failed");
 			rc = ctx_fail(c);
 			goto out;
@@ -392,14 +392,14 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	tmpl.scheme = TPM2_ALG_NULL;
 	if (tpm2_public_finish(&tmpl)) {
-		rc = err_set(&c->e, EX_FAIL, "building the template failed");
+		err_set(&c->e, EX_FAIL, "building the template failed");
 		rc = ctx_fail(c);
 		goto out;
 	}
 
 	/* What is sealed: the data, or a fresh AES-256-GCM key for it. */
 	if (dlen > KEYFILE_SEALED_MAX && rng_bytes(key, sizeof(key))) {
-		rc = err_set(&c->e, EX_FAIL, "no random bytes for the data "
+		err_set(&c->e, EX_FAIL, "no random bytes for the data "
 			     "key");
 		rc = ctx_fail(c);
 		goto out;
@@ -421,7 +421,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (pub.policylen != tmpl.policylen ||
 	    memcmp(pub.policy, tmpl.policy, tmpl.policylen) ||
 	    pub.attrs != tmpl.attrs) {
-		rc = err_set(&c->e, EX_FAIL, "TPM2_Create: the created "
+		err_set(&c->e, EX_FAIL, "TPM2_Create: the created "
 			     "object is not the one asked for");
 		rc = ctx_fail(c);
 		goto out;
@@ -460,7 +460,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		    rng_bytes(k->iv, sizeof(k->iv)) ||
 		    aes_gcm_encrypt(key, k->iv, sizeof(k->iv), k->pub,
 				    k->publen, data, dlen, k->ct, k->tag)) {
-			rc = err_set(&c->e, EX_FAIL, "encrypting the data "
+			err_set(&c->e, EX_FAIL, "encrypting the data "
 				     "failed");
 			rc = ctx_fail(c);
 			goto out;

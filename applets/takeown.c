@@ -315,10 +315,10 @@ static int change_auths(struct ctx *c, struct tpm *t, struct opts *o,
 
 		if (!h->has_new)
 			continue;
-		if (!s && (rc = tpm2_session_start(t, TPM2_SE_HMAC,
+		if (!s && tpm2_session_start(t, TPM2_SE_HMAC,
 						   TPM2_SRK_HANDLE, srk,
 						   TPM2_RH_NULL, NULL, 0,
-						   SESS_ENC_CMD, &s)))
+						   SESS_ENC_CMD, &s))
 			return ctx_fail(c);
 		tpm2_session_use(s, &a, h->cur.v, h->cur.n);
 		rc = tpm2_hierarchy_change_auth(t, hier[i].handle, &a,
@@ -334,7 +334,7 @@ static int change_auths(struct ctx *c, struct tpm *t, struct opts *o,
 		say(o, "takeown: %s auth value %s\n", hier[i].name,
 		    h->set ? "confirmed or changed" : "set");
 	}
-	if (s && (rc = tpm2_session_flush(t, s)))
+	if (s && tpm2_session_flush(t, s))
 		return ctx_fail(c);
 	return 0;
 }
@@ -425,7 +425,6 @@ static int run(struct ctx *c, int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	if ((rc = parse_opts(c, argc, argv, &o)))
 		goto out;
-	rc = EX_FAIL;
 	if (!(t = ctx_tpm(c)) ||
 	    tpm2_getprop(t, TPM2_PT_PERMANENT, &perm)) {
 		rc = ctx_fail(c);
@@ -436,7 +435,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	    (rc = change_auths(c, t, &o, &srk)) ||
 	    (rc = set_da(c, t, &o, &srk)))
 		goto out;
-	if (o.srkpub && (rc = write_srk_pub(c, &o, &srk))) {
+	if (o.srkpub && write_srk_pub(c, &o, &srk)) {
 		rc = ctx_fail(c);
 		goto out;
 	}

@@ -24,9 +24,16 @@ struct tberr {
 	char hint[256];
 };
 
-/* Set code and message (printf-style); returns code. */
-int err_set(struct tberr *e, int code, const char *fmt, ...)
+/* Set code and message (printf-style); returns code.  A macro so that
+ * every caller (and the static analyzer) sees the value returned is the
+ * code given, never 0 for an error code. */
+void err_put(struct tberr *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+#define err_set(e, code, ...) __extension__ ({			\
+	int err_code_ = (code);						\
+	err_put((e), err_code_, __VA_ARGS__);				\
+	err_code_;							\
+})
 /* Set the hint line shown after the message. */
 void err_hint(struct tberr *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -74,13 +74,15 @@ struct evl_event {
 	const uint8_t *data;	/* points into the log buffer */
 };
 
+struct evl_alg {
+	uint16_t alg;
+	uint16_t size;
+};
+
 struct evl {
 	int agile;		/* crypto-agile (Spec ID Event03 header) */
 	int nalgs;		/* banks, in the header's order */
-	struct {
-		uint16_t alg;
-		uint16_t size;
-	} algs[TPM2_MAX_BANKS];
+	struct evl_alg algs[TPM2_MAX_BANKS];
 	int locality;		/* StartupLocality value, -1 when absent */
 	uint32_t n;		/* events (including the header event) */
 	struct evl_event *ev;	/* malloc'd; evl_free() */

@@ -4,7 +4,7 @@
 
 #include "err.h"
 
-int err_set(struct tberr *e, int code, const char *fmt, ...)
+void err_put(struct tberr *e, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -13,7 +13,6 @@ int err_set(struct tberr *e, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
-	return code;
 }
 
 void err_hint(struct tberr *e, const char *fmt, ...)

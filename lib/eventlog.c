@@ -89,7 +89,8 @@ static int is_sig(const struct evl_event *ev, const char sig[16])
  * specVersionMajor, specErrata, uintnSize (u8 each), numberOfAlgorithms
  * u32, digestSizes[n] (algorithmId u16, digestSize u16), vendorInfoSize u8,
  * vendorInfo. */
-static int parse_spec_id(const struct evl_event *ev, struct evl *log,
+static int parse_spec_id(const struct evl_event *ev,
+			 struct evl_alg algs[TPM2_MAX_BANKS], int *nalgs,
 			 struct tberr *e)
 {
 	struct tb b;
@@ -107,6 +108,7 @@ static int parse_spec_id(const struct evl_event *ev, struct evl *log,
 		return err_set(e, EX_FAIL, "Spec ID event at offset %zu lists "
 			       "%u algorithms (1-%d supported)", ev->offset,
 			       n, TPM2_MAX_BANKS);
+	*nalgs = 0;
 	for (i = 0; i < n; i++) {
 		uint16_t alg = tb_get_u16_le(&b), size = tb_get_u16_le(&b);
 
@@ -121,14 +123,14 @@ static int parse_spec_id(const struct evl_event *ev, struct evl *log,
 			return err_set(e, EX_FAIL, "Spec ID event: %s digest "
 				       "size %u, expected %zu", alg_name(alg),
 				       size, hash_size(alg));
-		for (j = 0; j < log->nalgs; j++)
-			if (log->algs[j].alg == alg)
+		for (j = 0; j < *nalgs; j++)
+			if (algs[j].alg == alg)
 				return err_set(e, EX_FAIL, "Spec ID event "
 					       "lists algorithm 0x%04x twice",
 					       alg);
-		log->algs[log->nalgs].alg = alg;
-		log->algs[log->nalgs].size = size;
-		log->nalgs++;
+		algs[i].alg = alg;
+		algs[i].size = size;
+		*nalgs = (int)i + 1;
 	}
 	vsize = tb_get_u8(&b);
 	tb_skip(&b, vsize);
@@ -270,8 +272,15 @@ int evl_parse(const uint8_t *buf, size_t len, struct evl *log,
 		if (rc)
 			goto fail;
 		if (log->n == 0 && ev->pcr == 0 && is_sig(ev, spec_id03)) {
-			if ((rc = parse_spec_id(ev, log, e)))
+			/* Parsed into locals: a callee given a pointer into
+			 * *log makes the analyzer forget log->ev. */
+			struct evl_alg algs[TPM2_MAX_BANKS];
+			int nalgs;
+
+			if ((rc = parse_spec_id(ev, algs, &nalgs, e)))
 				goto fail;
+			memcpy(log->algs, algs, sizeof(algs));
+			log->nalgs = nalgs;
 			log->agile = 1;
 		} else if (log->n == 0 && ev->pcr == 0 &&
 			   is_sig(ev, spec_id00)) {

@@ -19,6 +19,24 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 	refute_output --partial "dynamically linked"
 }
 
+@test "dispatch: the default build hardens every object (fortify, stack protector)" {
+	d=$BATS_TEST_TMPDIR/hb
+	run env -u CFLAGS make -C "$ROOT" -n -B BUILD="$d" "$d/lib/err.o"
+	assert_success
+	assert_output --partial "-D_FORTIFY_SOURCE=2"
+	assert_output --partial "-fstack-protector-strong"
+	assert_output --partial "-O2"
+	run env -u CFLAGS make -C "$ROOT" -s BUILD="$d" "$d/lib/err.o" "$d/lib/tpm2/session.o"
+	assert_success
+	# The flags took effect: checked libc calls and the canary check.
+	run nm "$d/lib/err.o"
+	assert_line --regexp " U __vsnprintf_chk$"
+	assert_line --regexp " U __stack_chk_fail$"
+	run nm "$d/lib/tpm2/session.o"
+	assert_line --regexp " U __memcpy_chk$"
+	assert_line --regexp " U __stack_chk_fail$"
+}
+
 @test "dispatch: --list names every applet in applets/, with a summary" {
 	run tb --list
 	assert_success

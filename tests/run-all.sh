@@ -21,10 +21,19 @@ p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
 rm -f "$tap"
 pass=$((pass + p)); fail=$((fail + f))
 [ "$p" -eq 0 ] && fail=$((fail + 1))
-# Issue 5 gates: every fuzz target briefly, then the whole suite again on
-# an ASan+UBSan build plus valgrind on the unit tests.  Each gate counts as
-# one test.  CHECK_QUICK=1 skips them (for a fast local loop).
+# Issue 5 gates: static analysis (cppcheck, scan-build), every fuzz target
+# briefly, then the whole suite again on an ASan+UBSan build plus valgrind
+# on the unit tests.  Each gate counts as one test.  CHECK_QUICK=1 skips
+# them (for a fast local loop).
 if [ -z "${CHECK_QUICK:-}" ]; then
+	echo "== static analysis: cppcheck and scan-build"
+	if bash tests/static.sh; then
+		echo "ok static analysis: cppcheck and scan-build report nothing"
+		pass=$((pass + 1))
+	else
+		echo "not ok static analysis: see above"
+		fail=$((fail + 1))
+	fi
 	echo "== fuzz: every target for ${FUZZ_SECONDS:-3} s"
 	if FUZZ_SECONDS=${FUZZ_SECONDS:-3} bash tests/fuzz/run.sh > "${TMPDIR:-/tmp}/tpmbox-fuzz.log" 2>&1; then
 		echo "ok fuzz: no crash, leak or timeout in any target"

@@ -306,7 +306,7 @@ int tpm2_nv_readpublic(struct tpm *t, uint32_t index, struct nv_public *p)
 
 	memset(p, 0, sizeof(*p));
 	c.h[0] = index;
-	if ((rc = tpm2_call(t, &c)))
+	if (tpm2_call(t, &c))
 		return nv_missing(t, index, c.rc);
 	tb_init_read(&r, c.rparams, c.rplen);
 	sz = tb_get_u16(&r);

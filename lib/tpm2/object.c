@@ -373,7 +373,7 @@ int tpm2_create(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 	priv->n = tb_get_tpm2b(&r, priv->b, sizeof(priv->b));
 	if (tb_err(&r))
 		return bad_response(t, c.cc, "outPrivate");
-	if ((rc = tpm2_public_get2b(&r, pub, t->e)))
+	if (tpm2_public_get2b(&r, pub, t->e))
 		return err_prefix(t->e, "TPM2_Create");
 	skip_creation(&r);
 	if (tb_err(&r) || tb_left(&r))
@@ -441,7 +441,7 @@ int tpm2_readpublic(struct tpm *t, uint32_t h, struct tpm2_public *pub)
 	if ((rc = tpm2_call(t, &c)))
 		return rc;
 	tb_init_read(&r, c.rparams, c.rplen);
-	if ((rc = tpm2_public_get2b(&r, pub, t->e)))
+	if (tpm2_public_get2b(&r, pub, t->e))
 		return err_prefix(t->e, "TPM2_ReadPublic");
 	nn = tb_get_tpm2b(&r, name, sizeof(name));
 	tb_skip(&r, tb_get_u16(&r));	/* qualifiedName */
