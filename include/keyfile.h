@@ -1,7 +1,8 @@
 /* The sealed blob written by seal and read by unseal (docs/blob-format.md).
  *
  * Two PEM blocks in one text file:
- *  1. "TSS2 PRIVATE KEY": the TPM 2.0 key file ASN.1 format (TPMKey with
+ *  1. "TSS2 PRIVATE KEY": the TPM 2.0 key file ASN.1 format (tpmkey.h:
+ *     TPMKey with
  *     the sealed-data OID 2.23.133.10.1.5, emptyAuth, the policy as
  *     TPMPolicy commands, rsaParent, parent handle, TPM2B_PUBLIC,
  *     TPM2B_PRIVATE), so tools that read that format can load and unseal
@@ -20,10 +21,11 @@
 
 #include "err.h"
 #include "tpm2/pcr.h"
+#include "tpmkey.h"
 
 #define KEYFILE_VERSION		1
-#define KEYFILE_PUB_MAX		(2 + 1024)	/* TPM2B_PUBLIC */
-#define KEYFILE_PRIV_MAX	(2 + 1024)	/* TPM2B_PRIVATE */
+#define KEYFILE_PUB_MAX		TPMKEY_PUB_MAX	/* TPM2B_PUBLIC */
+#define KEYFILE_PRIV_MAX	TPMKEY_PRIV_MAX	/* TPM2B_PRIVATE */
 #define KEYFILE_NAME_MAX	(2 + 64)
 #define KEYFILE_IV		12
 #define KEYFILE_TAG		16
@@ -78,11 +80,5 @@ int keyfile_encode(const struct keyfile *k, char **pem, size_t *n,
 int keyfile_decode(const char *text, size_t n, struct keyfile *k,
 		   struct tberr *e);
 void keyfile_free(struct keyfile *k);
-
-/* Base64 (RFC 4648, no line breaks on output; whitespace skipped on
- * input).  Exposed for the unit tests. */
-char *b64_encode(const uint8_t *p, size_t n, size_t *outlen);
-/* Returns the decoded length, or -1 on a bad character or padding. */
-long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap);
 
 #endif

@@ -31,14 +31,4 @@ int vkey_verify(const struct vkey *k, uint16_t sigalg, uint16_t hashalg,
 		const uint8_t *digest, size_t dlen, const uint8_t *a,
 		size_t alen, const uint8_t *b, size_t blen, struct tberr *e);
 
-/* Decode the first PEM block labelled label ("PUBLIC KEY") in text.
- * *der is malloc'd.  Exit 2 when there is none or it is malformed. */
-int pem_decode(const uint8_t *text, size_t n, const char *label,
-	       uint8_t **der, size_t *len, struct tberr *e);
-
-/* PEM text of der under label, 64-column lines, NUL-terminated; *pem is
- * malloc'd and *n excludes the NUL. */
-int pem_encode(const char *label, const uint8_t *der, size_t len,
-	       char **pem, size_t *n, struct tberr *e);
-
 #endif

@@ -5,7 +5,6 @@
 #include <mbedtls/bignum.h>
 #include <mbedtls/ecdsa.h>
 #include <mbedtls/ecp.h>
-#include <mbedtls/pem.h>
 #include <mbedtls/pk.h>
 #include <mbedtls/rsa.h>
 
@@ -159,74 +158,3 @@ int vkey_verify(const struct vkey *k, uint16_t sigalg, uint16_t hashalg,
 		       "(ECDSA and RSASSA are)", sigalg);
 }
 
-int pem_decode(const uint8_t *text, size_t n, const char *label,
-	       uint8_t **der, size_t *len, struct tberr *e)
-{
-	char head[96], foot[96];
-	mbedtls_pem_context pem;
-	const unsigned char *buf;
-	size_t used, blen;
-	char *z;
-	int r;
-
-	*der = NULL;
-	*len = 0;
-	if (strlen(label) > 64)
-		return err_set(e, EX_USAGE, "PEM label too long");
-	snprintf(head, sizeof(head), "-----BEGIN %s-----", label);
-	snprintf(foot, sizeof(foot), "-----END %s-----", label);
-	z = malloc(n + 1);
-	if (!z)
-		return err_set(e, EX_FAIL, "out of memory");
-	memcpy(z, text, n);
-	z[n] = '\0';
-	mbedtls_pem_init(&pem);
-	r = mbedtls_pem_read_buffer(&pem, head, foot, (unsigned char *)z,
-				    NULL, 0, &used);
-	free(z);
-	if (r == MBEDTLS_ERR_PEM_NO_HEADER_FOOTER_PRESENT) {
-		mbedtls_pem_free(&pem);
-		return err_set(e, EX_USAGE, "no PEM block '%s'", label);
-	}
-	if (r) {
-		mbedtls_pem_free(&pem);
-		return err_set(e, EX_USAGE, "malformed PEM block '%s' "
-			       "(mbedTLS -0x%04x)", label, (unsigned)-r);
-	}
-	buf = pem.buf;
-	blen = pem.buflen;
-	*der = malloc(blen ? blen : 1);
-	if (!*der) {
-		mbedtls_pem_free(&pem);
-		return err_set(e, EX_FAIL, "out of memory");
-	}
-	memcpy(*der, buf, blen);
-	*len = blen;
-	mbedtls_pem_free(&pem);
-	return 0;
-}
-
-int pem_encode(const char *label, const uint8_t *der, size_t len,
-	       char **pem, size_t *n, struct tberr *e)
-{
-	char head[96], foot[96];
-	size_t cap = len * 4 / 3 + len / 48 + 200, olen = 0;
-	unsigned char *buf;
-
-	*pem = NULL;
-	*n = 0;
-	if (strlen(label) > 64)
-		return err_set(e, EX_USAGE, "PEM label too long");
-	snprintf(head, sizeof(head), "-----BEGIN %s-----\n", label);
-	snprintf(foot, sizeof(foot), "-----END %s-----\n", label);
-	buf = malloc(cap);
-	if (!buf)
-		return err_set(e, EX_FAIL, "out of memory");
-	if (mbedtls_pem_write_buffer(head, foot, der, len, buf, cap, &olen)) {
-		free(buf);
-		return err_set(e, EX_FAIL, "PEM encoding failed");
-	}
-	*pem = (char *)buf;
-	*n = strlen(*pem);
-	return 0;
-}

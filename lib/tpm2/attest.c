@@ -8,13 +8,11 @@
 #include "tpm2/attest.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
+#include "tpmkey.h"
 
 #define AK_ATTRS (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | \
 	TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH | \
 	TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT)
-
-/* 2.23.133.10.1.3: TPM 2.0 loadable key (TPM 2.0 Key Files). */
-static const uint8_t oid_loadable[] = { 0x67, 0x81, 0x05, 0x0a, 0x01, 0x03 };
 
 void ak_template(struct tpm2_public *p, int rsa)
 {
@@ -47,163 +45,63 @@ int ak_check_public(const struct tpm2_public *p, struct tberr *e)
 	return 0;
 }
 
-/* DER: tag, definite length, value. */
-static void der_len(struct tb *b, size_t n)
-{
-	if (n < 0x80) {
-		tb_put_u8(b, (uint8_t)n);
-	} else if (n < 0x100) {
-		tb_put_u8(b, 0x81);
-		tb_put_u8(b, (uint8_t)n);
-	} else if (n < 0x10000) {
-		tb_put_u8(b, 0x82);
-		tb_put_u16(b, (uint16_t)n);
-	} else {
-		tb_fail(b);
-	}
-}
-
-static void der_put(struct tb *b, uint8_t tag, const void *v, size_t n)
-{
-	tb_put_u8(b, tag);
-	der_len(b, n);
-	tb_put_bytes(b, v, n);
-}
-
-/* Read one element: *tag, *v (into the buffer), returns its length.  The
- * length forms DER allows here: short, 0x81, 0x82. */
-static size_t der_get(struct tb *b, uint8_t *tag, const uint8_t **v)
-{
-	uint8_t l;
-	size_t n;
-
-	*tag = tb_get_u8(b);
-	l = tb_get_u8(b);
-	if (l < 0x80)
-		n = l;
-	else if (l == 0x81)
-		n = tb_get_u8(b);
-	else if (l == 0x82)
-		n = tb_get_u16(b);
-	else {
-		tb_fail(b);
-		n = 0;
-	}
-	*v = tb_get_ref(b, n);
-	return tb_err(b) ? 0 : n;
-}
-
 int ak_blob_encode(const struct ak_blob *k, char **pem, size_t *n,
 		   struct tberr *e)
 {
-	uint8_t body[2 * (2 + TPM2_PUBLIC_MAX) + 64], der[sizeof(body) + 8];
-	uint8_t par[5];
-	struct tb b, d;
-	size_t pl = 0;
+	struct tpmkey t;
 	int rc;
 
-	/* parent INTEGER: positive, minimal, so 0x81... takes a zero byte */
-	if (k->parent & 0x80000000u)
-		par[pl++] = 0;
-	par[pl++] = (uint8_t)(k->parent >> 24);
-	par[pl++] = (uint8_t)(k->parent >> 16);
-	par[pl++] = (uint8_t)(k->parent >> 8);
-	par[pl++] = (uint8_t)k->parent;
-	tb_init(&b, body, sizeof(body));
-	der_put(&b, 0x06, oid_loadable, sizeof(oid_loadable));
-	if (k->empty_auth)
-		der_put(&b, 0xa0, "\x01\x01\xff", 3);
-	der_put(&b, 0x02, par, pl);
-	der_put(&b, 0x04, k->pub, k->publen);
-	der_put(&b, 0x04, k->priv, k->privlen);
-	tb_init(&d, der, sizeof(der));
-	der_put(&d, 0x30, body, b.len);
-	if (tb_err(&b) || tb_err(&d))
+	memset(&t, 0, sizeof(t));
+	t.type = TPMKEY_LOADABLE;
+	t.empty_auth = k->empty_auth;
+	t.parent = k->parent;
+	if (k->publen > sizeof(t.pub) || k->privlen > sizeof(t.priv))
 		return err_set(e, EX_FAIL, "AKBLOB: key too large to encode");
-	rc = pem_encode("TSS2 PRIVATE KEY", der, d.len, pem, n, e);
-	explicit_bzero(der, sizeof(der));
-	explicit_bzero(body, sizeof(body));
+	memcpy(t.pub, k->pub, k->publen);
+	t.publen = k->publen;
+	memcpy(t.priv, k->priv, k->privlen);
+	t.privlen = k->privlen;
+	rc = tpmkey_encode(&t, pem, n, "AKBLOB", e);
+	explicit_bzero(&t, sizeof(t));
 	return rc;
 }
 
 int ak_blob_decode(const uint8_t *text, size_t n, struct ak_blob *k,
 		   struct tberr *e)
 {
-	const uint8_t *v;
-	uint8_t *der, tag;
-	struct tb b, s;
-	size_t len, l, i;
-	int rc = 0;
+	struct tpmkey t;
+	int rc;
 
 	memset(k, 0, sizeof(*k));
-	if (pem_decode(text, n, "TSS2 PRIVATE KEY", &der, &len, e))
-		return err_set(e, EX_FAIL, "AKBLOB: no TSS2 PRIVATE KEY PEM "
-			       "block");
-	tb_init_read(&b, der, len);
-	l = der_get(&b, &tag, &v);
-	if (tb_err(&b) || tag != 0x30 || tb_left(&b)) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: malformed TPMKey SEQUENCE");
+	if ((rc = tpmkey_decode((const char *)text, n, &t, "AKBLOB", e)))
 		goto out;
-	}
-	tb_init_read(&s, v, l);
-	l = der_get(&s, &tag, &v);
-	if (tb_err(&s) || tag != 0x06) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: malformed key type OID");
-		goto out;
-	}
-	if (l != sizeof(oid_loadable) || memcmp(v, oid_loadable, l)) {
+	if (t.type != TPMKEY_LOADABLE) {
 		rc = err_set(e, EX_FAIL, "AKBLOB: not a loadable key (OID "
 			     "2.23.133.10.1.3); a sealed blob is no AK");
 		goto out;
 	}
-	l = der_get(&s, &tag, &v);
-	if (!tb_err(&s) && tag == 0xa0) {
-		if (l != 3 || v[0] != 0x01 || v[1] != 1) {
-			rc = err_set(e, EX_FAIL, "AKBLOB: malformed emptyAuth");
-			goto out;
-		}
-		k->empty_auth = v[2] != 0;
-		l = der_get(&s, &tag, &v);
-	}
-	if (!tb_err(&s) && tag >= 0xa1 && tag <= 0xa4) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: keys with a policy or "
-			     "imported secret are not supported as AKs");
+	if (t.npolicy) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: keys with a policy are not "
+			     "supported as AKs");
 		goto out;
 	}
-	if (tb_err(&s) || tag != 0x02 || l == 0 || l > 5 ||
-	    (l == 5 && v[0] != 0) || (v[0] & 0x80)) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: malformed parent handle");
-		goto out;
-	}
-	for (i = 0; i < l; i++)
-		k->parent = (k->parent << 8) | v[i];
-	if (k->parent != TPM2_RH_OWNER && (k->parent >> 24) != 0x81) {
+	if (t.parent != TPM2_RH_OWNER && (t.parent >> 24) != 0x81) {
 		rc = err_set(e, EX_FAIL, "AKBLOB: parent 0x%08x is neither "
-			     "the owner hierarchy nor persistent", k->parent);
+			     "the owner hierarchy nor persistent", t.parent);
 		goto out;
 	}
-	l = der_get(&s, &tag, &v);
-	if (tb_err(&s) || tag != 0x04 || l < 2 || l > sizeof(k->pub) ||
-	    (size_t)((v[0] << 8) | v[1]) != l - 2) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: malformed TPM2B_PUBLIC");
+	if (t.publen > sizeof(k->pub) || t.privlen > sizeof(k->priv)) {
+		rc = err_set(e, EX_FAIL, "AKBLOB: key too large");
 		goto out;
 	}
-	memcpy(k->pub, v, l);
-	k->publen = l;
-	l = der_get(&s, &tag, &v);
-	if (tb_err(&s) || tag != 0x04 || l < 2 || l > sizeof(k->priv) ||
-	    (size_t)((v[0] << 8) | v[1]) != l - 2) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: malformed TPM2B_PRIVATE");
-		goto out;
-	}
-	memcpy(k->priv, v, l);
-	k->privlen = l;
-	if (tb_left(&s))
-		rc = err_set(e, EX_FAIL, "AKBLOB: unexpected data after the "
-			     "private part");
+	k->parent = t.parent;
+	k->empty_auth = t.empty_auth;
+	memcpy(k->pub, t.pub, t.publen);
+	k->publen = t.publen;
+	memcpy(k->priv, t.priv, t.privlen);
+	k->privlen = t.privlen;
 out:
-	explicit_bzero(der, len);
-	free(der);
+	explicit_bzero(&t, sizeof(t));
 	return rc;
 }
 

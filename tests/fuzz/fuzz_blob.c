@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "crypto/verify.h"
+#include "pem.h"
 #include "keyfile.h"
 #include "tpm2/attest.h"
 #include "tpm2/object.h"

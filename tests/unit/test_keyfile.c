@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "keyfile.h"
+#include "pem.h"
 #include "tpm2/constants.h"
 #include "tpm2/policy.h"
 #include "unit.h"

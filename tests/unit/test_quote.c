@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "crypto/verify.h"
+#include "pem.h"
 #include "hex.h"
 #include "quote.h"
 #include "tpm2/constants.h"
