@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "applet.h"
+#include "eventlog.h"
 #include "hex.h"
 #include "pcrfile.h"
 #include "tpm2/cmd.h"
@@ -95,6 +96,21 @@ int ctx_help(struct ctx *c, const struct applet *a)
 	      "  --trace           show each command and response (secrets "
 	      "masked)\n", stdout);
 	return 0;
+}
+
+int ctx_check_pcrs(struct ctx *c, const struct pcr_vals *want)
+{
+	struct tpm *t;
+	char *report;
+	int rc;
+
+	if (!(t = ctx_tpm(c)))
+		return ctx_fail(c);
+	rc = evl_check(t, want, &report, &c->e);
+	if (report)
+		fputs(report, stdout);
+	free(report);
+	return rc ? ctx_fail(c) : 0;
 }
 
 int ctx_print_pcrs(struct ctx *c, const struct pcr_vals *v, int json)

@@ -78,21 +78,6 @@ static void text_event(const struct evl_event *ev)
 }
 
 /* Print the comparison; exit 1 naming the PCRs that differ. */
-static int check(struct ctx *c, const struct pcr_vals *want)
-{
-	struct tpm *t;
-	char *report;
-	int rc;
-
-	if (!(t = ctx_tpm(c)))
-		return ctx_fail(c);
-	rc = evl_check(t, want, &report, &c->e);
-	if (report)
-		fputs(report, stdout);
-	free(report);
-	return rc ? ctx_fail(c) : 0;
-}
-
 static int run(struct ctx *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -153,7 +138,7 @@ static int run(struct ctx *c, int argc, char **argv)
 			text_event(&log.ev[i]);
 	}
 	if (chk)
-		rc = check(c, v);
+		rc = ctx_check_pcrs(c, v);
 out:
 	free(v);
 	evl_free(&log);

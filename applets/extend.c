@@ -70,7 +70,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	const char *str = NULL, *file = NULL, *dig = NULL, *banks = NULL;
 	uint8_t raw[TPM2_MAX_DIGEST], d[TPM2_MAX_BANKS][64];
 	uint16_t algs[TPM2_MAX_BANKS];
-	int verbose = 0, nsrc = 0, n = 0, o, i;
+	int verbose = 0, nsrc = 0, n = 0, o, i, k;
 	long rawlen = 0;
 	struct pcr_sel alloc, sel;
 	unsigned npcrs;
@@ -108,31 +108,21 @@ static int run(struct ctx *c, int argc, char **argv)
 				 "PCRs 0-%u", (unsigned long long)pcr,
 				 npcrs - 1);
 	if (banks) {
-		char spec[256], *tok, *save = NULL;
-
-		if (strlen(banks) >= sizeof(spec))
-			return ctx_usage(c, "bank list too long");
-		strcpy(spec, banks);
-		for (tok = strtok_r(spec, ",+", &save); tok;
-		     tok = strtok_r(NULL, ",+", &save)) {
-			uint16_t a = alg_from_name(tok);
-
-			for (i = 0; i < alloc.n && alloc.b[i].alg != a; i++)
+		if (pcr_banks_parse(banks, algs, &n, &c->e))
+			return ctx_usage(c, "%s", c->e.msg);
+		for (k = 0; k < n; k++) {
+			for (i = 0; i < alloc.n && alloc.b[i].alg != algs[k];
+			     i++)
 				;
-			if (!a)
-				return ctx_usage(c, "unknown bank '%s'", tok);
 			if (i == alloc.n)
 				return ctx_usage(c, "bank %s is not allocated "
-						 "on this TPM", tok);
-			for (i = 0; i < n && algs[i] != a; i++)
-				;
-			if (i < n)
-				return ctx_usage(c, "bank %s given twice", tok);
-			if (dig && hash_size(a) != (size_t)rawlen)
+						 "on this TPM",
+						 alg_name(algs[k]));
+			if (dig && hash_size(algs[k]) != (size_t)rawlen)
 				return ctx_usage(c, "a %ld-byte digest does not"
 						 " fit bank %s (%zu bytes)",
-						 rawlen, tok, hash_size(a));
-			algs[n++] = a;
+						 rawlen, alg_name(algs[k]),
+						 hash_size(algs[k]));
 		}
 	} else {
 		for (i = 0; i < alloc.n; i++)
@@ -140,8 +130,6 @@ static int run(struct ctx *c, int argc, char **argv)
 			    (size_t)rawlen)
 				algs[n++] = alloc.b[i].alg;
 	}
-	if (n == 0 && banks)
-		return ctx_usage(c, "empty bank list '%s'", banks);
 	if (n == 0)
 		return ctx_usage(c, "no allocated bank has %ld-byte digests",
 				 rawlen);

@@ -98,51 +98,18 @@ static void json_entry(const struct ima_entry *en, int first)
 }
 
 /* Print the comparison; exit 1 naming the PCRs that differ. */
-static int check(struct ctx *c, const struct pcr_vals *want)
-{
-	struct tpm *t;
-	char *report;
-	int rc;
-
-	if (!(t = ctx_tpm(c)))
-		return ctx_fail(c);
-	rc = evl_check(t, want, &report, &c->e);
-	if (report)
-		fputs(report, stdout);
-	free(report);
-	return rc ? ctx_fail(c) : 0;
-}
-
 /* "sha1,sha256" -> algs; exit 2 naming a bad bank. */
 static int parse_banks(struct ctx *c, const char *s, uint16_t *algs, int *n)
 {
-	char spec[128], *tok, *save = NULL;
 	int i;
 
-	*n = 0;
-	if (strlen(s) >= sizeof(spec))
-		return ctx_usage(c, "bank list too long");
-	strcpy(spec, s);
-	for (tok = strtok_r(spec, ",+", &save); tok;
-	     tok = strtok_r(NULL, ",+", &save)) {
-		uint16_t a = alg_from_name(tok);
-
-		if (!a)
-			return ctx_usage(c, "unknown bank '%s'", tok);
-		if (!imalog_bank_ok(a) || !hash_supported(a))
+	if (pcr_banks_parse(s, algs, n, &c->e))
+		return ctx_usage(c, "%s", c->e.msg);
+	for (i = 0; i < *n; i++)
+		if (!imalog_bank_ok(algs[i]) || !hash_supported(algs[i]))
 			return ctx_usage(c, "cannot replay an IMA log in bank "
 					 "%s (sha1, sha256, sha384, sha512 "
-					 "can be)", tok);
-		for (i = 0; i < *n; i++)
-			if (algs[i] == a)
-				return ctx_usage(c, "bank %s given twice",
-						 tok);
-		if (*n == TPM2_MAX_BANKS)
-			return ctx_usage(c, "too many banks");
-		algs[(*n)++] = a;
-	}
-	if (*n == 0)
-		return ctx_usage(c, "empty bank list");
+					 "can be)", alg_name(algs[i]));
 	return 0;
 }
 
@@ -232,7 +199,7 @@ static int run(struct ctx *c, int argc, char **argv)
 			text_entry(&log.ent[k]);
 	}
 	if (chk)
-		rc = check(c, v);
+		rc = ctx_check_pcrs(c, v);
 out:
 	free(v);
 	imalog_free(&log);

@@ -46,6 +46,9 @@ struct pcr_vals;
  * place every applet that shows PCR values goes through.  0, or exit 2 on
  * out-of-memory. */
 int ctx_print_pcrs(struct ctx *c, const struct pcr_vals *v, int json);
+/* Compare replayed values with the TPM's PCRs (evl_check), print the
+ * report; 0 when all match, else the failure printed. */
+int ctx_check_pcrs(struct ctx *c, const struct pcr_vals *want);
 /* Common -h/--help check for applets: nonzero when argv asks for help. */
 int wants_help(int argc, char **argv);
 

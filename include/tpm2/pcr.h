@@ -38,6 +38,11 @@ const char *alg_name(uint16_t alg);
 /* Name or number (0x000b) -> alg; 0 when unknown. */
 uint16_t alg_from_name(const char *s);
 
+/* Parse a bank list "sha1,sha256" (',' or '+' between names) into
+ * algs[0..*n), at most TPM2_MAX_BANKS.  Exit 2 naming an unknown bank, one
+ * given twice, or an empty list. */
+int pcr_banks_parse(const char *s, uint16_t *algs, int *n, struct tberr *e);
+
 /* Parse "sha256:0,1,2+sha1:7", ranges "0-7", "sha256:all", "all".
  * Grammar only (exit 2 on errors); indices < 32. */
 int pcr_sel_parse(const char *s, struct pcr_sel *sel, struct tberr *e);

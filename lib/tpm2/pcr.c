@@ -45,6 +45,34 @@ uint16_t alg_from_name(const char *s)
 	return 0;
 }
 
+int pcr_banks_parse(const char *s, uint16_t *algs, int *n, struct tberr *e)
+{
+	char spec[256], *tok, *save = NULL;
+	int i;
+
+	*n = 0;
+	if (strlen(s) >= sizeof(spec))
+		return err_set(e, EX_USAGE, "bank list too long");
+	strcpy(spec, s);
+	for (tok = strtok_r(spec, ",+", &save); tok;
+	     tok = strtok_r(NULL, ",+", &save)) {
+		uint16_t a = alg_from_name(tok);
+
+		if (!a)
+			return err_set(e, EX_USAGE, "unknown bank '%s'", tok);
+		for (i = 0; i < *n; i++)
+			if (algs[i] == a)
+				return err_set(e, EX_USAGE, "bank %s given "
+					       "twice", tok);
+		if (*n == TPM2_MAX_BANKS)
+			return err_set(e, EX_USAGE, "too many banks");
+		algs[(*n)++] = a;
+	}
+	if (*n == 0)
+		return err_set(e, EX_USAGE, "empty bank list '%s'", s);
+	return 0;
+}
+
 /* One index or range "a-b" of a list. */
 static int parse_item(const char *s, size_t n, uint32_t *mask)
 {

@@ -310,8 +310,41 @@ static void test_text_malformed(void)
 	CHECK(parse_bad(t, "line 1 is too long"));
 }
 
+static int banks_refused(const char *s, const char *msg)
+{
+	uint16_t algs[TPM2_MAX_BANKS];
+	struct tberr e;
+	int n;
+
+	return pcr_banks_parse(s, algs, &n, &e) == EX_USAGE &&
+	       strstr(e.msg, msg) != NULL;
+}
+
+static void test_banks(void)
+{
+	uint16_t algs[TPM2_MAX_BANKS];
+	struct tberr e;
+	char many[300];
+	int n = -1;
+
+	CHECK(pcr_banks_parse("sha256", algs, &n, &e) == 0 && n == 1 &&
+	      algs[0] == TPM2_ALG_SHA256);
+	CHECK(pcr_banks_parse("sha1,sha384+sha512", algs, &n, &e) == 0 &&
+	      n == 3 && algs[0] == TPM2_ALG_SHA1 &&
+	      algs[1] == TPM2_ALG_SHA384 && algs[2] == TPM2_ALG_SHA512);
+	CHECK(pcr_banks_parse("0x000b,,sha1", algs, &n, &e) == 0 && n == 2 &&
+	      algs[0] == TPM2_ALG_SHA256);
+	CHECK(banks_refused("md5", "unknown bank 'md5'"));
+	CHECK(banks_refused("sha1,0x0004", "bank 0x0004 given twice"));
+	CHECK(banks_refused(",+", "empty bank list ',+'"));
+	memset(many, 'a', sizeof(many) - 1);
+	many[sizeof(many) - 1] = 0;
+	CHECK(banks_refused(many, "too long"));
+}
+
 int main(void)
 {
+	test_banks();
 	test_parse_valid();
 	test_parse_invalid();
 	test_resolve();
