@@ -29,7 +29,7 @@ static const char usage[] =
 	"terminal)\n"
 	"  --dry-run            only list what would be destroyed\n";
 
-#define MAXH 256
+#define MAXH TPM2_HANDLES_MAX
 #define OWNER_PERSISTENT_END 0x81800000u	/* platform range above */
 
 static int confirm(void)

@@ -15,7 +15,7 @@ static const char usage[] =
 	"the number of NV indices.\n"
 	"  --json     the same as one JSON object\n";
 
-#define MAXH 256
+#define MAXH TPM2_HANDLES_MAX
 
 /* Four ASCII characters packed in a property value, trailing blanks and
  * NULs dropped, anything unprintable as '.'. */

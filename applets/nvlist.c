@@ -19,7 +19,7 @@ static const char usage[] =
 	"attrs=ownerwrite|... hash=sha256 name=000b...\n"
 	"  --json     a JSON array of objects with the same fields\n";
 
-#define MAXNV 512
+#define MAXNV TPM2_HANDLES_MAX
 
 static int run(struct ctx *c, int argc, char **argv)
 {

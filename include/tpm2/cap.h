@@ -13,7 +13,10 @@ int tpm2_getcap_raw(struct tpm *t, uint32_t cap, uint32_t prop,
 		    uint32_t count, uint8_t *buf, size_t bufcap, size_t *len);
 /* One TPM property; exit 1 if the TPM does not report it. */
 int tpm2_getprop(struct tpm *t, uint32_t prop, uint32_t *val);
-/* Handles of one type starting at first (all pages). */
+/* Handles of one type starting at first (all pages).  More than cap is
+ * an error (exit 1), never a silently short list; TPM2_HANDLES_MAX is
+ * what the applets give. */
+#define TPM2_HANDLES_MAX	2048
 int tpm2_gethandles(struct tpm *t, uint32_t first, uint32_t *out,
 		    size_t cap, size_t *n);
 /* Whether a command code is implemented. */

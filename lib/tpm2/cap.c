@@ -95,8 +95,12 @@ int tpm2_gethandles(struct tpm *t, uint32_t first, uint32_t *out,
 				return err_set(t->e, EX_IO, "TPM2_GetCapability:"
 					       " handle 0x%08x out of order",
 					       h);
-			if (*n < cap)
-				out[(*n)++] = h;
+			if (*n == cap)
+				return err_set(t->e, EX_FAIL, "the TPM lists "
+					       "more than %zu handles of type "
+					       "0x%02x; tpmbox handles at most "
+					       "that many", cap, type >> 24);
+			out[(*n)++] = h;
 		}
 		if (cnt == 0 || h == 0xffffffffu || (h + 1) >> 24 != type >> 24)
 			break;

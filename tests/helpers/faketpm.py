@@ -18,6 +18,9 @@ Modes:
   retry2     TPM_RC_RETRY twice, then an honest GetRandom answer
   retry      TPM_RC_RETRY for ever
   initialize TPM_RC_INITIALIZE for every command
+  handles    answer GetCapability(TPM_CAP_HANDLES) with $FAKETPM_HANDLES
+             (default 2100) handles of the asked type, 254 per page with
+             moreData; any other command gets TPM_RC_COMMAND_CODE
   mutate     forward each command to the swtpm socket $FAKETPM_TARGET and
              damage half of the responses (seeded by $FAKETPM_SEED):
              changed bytes, cut short, junk appended; the header size is
@@ -54,6 +57,20 @@ def random_answer(cmd, extra=0, trailing=b""):
     want = struct.unpack(">H", cmd[10:12])[0] if len(cmd) >= 12 else 1
     data = bytes((i * 7 + 1) & 0xff for i in range(want + extra))
     return rsp(0x8001, 0, struct.pack(">H", len(data)) + data + trailing)
+
+
+def handles_answer(cmd):
+    cap, prop, count = struct.unpack(">III", cmd[10:22])
+    if struct.unpack(">I", cmd[6:10])[0] != 0x17a or cap != 1:
+        return rsp(0x8001, 0x143)
+    total = int(os.environ.get("FAKETPM_HANDLES", "2100"))
+    first = prop & 0xff000000
+    start = prop - first
+    n = max(0, min(count, 254, total - start))
+    more = 1 if start + n < total else 0
+    body = struct.pack(">BII", more, 1, n)
+    body += b"".join(struct.pack(">I", first + start + i) for i in range(n))
+    return rsp(0x8001, 0, body)
 
 
 def mutate(r, rnd):
@@ -138,6 +155,8 @@ def main():
                 c.sendall(rsp(0x8001, 0x922))
             elif mode == "initialize":
                 c.sendall(rsp(0x8001, 0x100))
+            elif mode == "handles":
+                c.sendall(handles_answer(cmd))
             else:
                 sys.exit("unknown mode " + mode)
         if c is not None:
