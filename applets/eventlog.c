@@ -93,14 +93,16 @@ static int check(struct ctx *c, const struct pcr_vals *want)
 	return rc ? ctx_fail(c) : 0;
 }
 
+static const char shortopts[] = "";
+static const struct option longopts[] = {
+	{"json", no_argument, NULL, 'j'},
+	{"pcrs", no_argument, NULL, 'p'},
+	{"check", no_argument, NULL, 'c'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"pcrs", no_argument, NULL, 'p'},
-		{"check", no_argument, NULL, 'c'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *path = EVL_DEFAULT_PATH;
 	int json = 0, pcrs = 0, chk = 0, o, rc = 0;
 	struct pcr_vals *v = NULL;
@@ -109,7 +111,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	size_t len;
 	uint32_t i;
 
-	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'j': json = 1; break;
 		case 'p': pcrs = 1; break;
@@ -162,5 +164,6 @@ out:
 }
 
 const struct applet applet_eventlog = {
-	"eventlog", "parse, replay and check a TCG boot event log", usage, run
+	"eventlog", "parse, replay and check a TCG boot event log", usage, run,
+	shortopts, longopts
 };

@@ -24,11 +24,17 @@ struct ctx {
 	struct tberr e;
 };
 
+struct option;
+
 struct applet {
 	const char *name;
 	const char *summary;	/* one line for --list */
 	const char *usage;	/* full -h text (first line: usage) */
 	int (*main)(struct ctx *c, int argc, char **argv);
+	/* The applet's option syntax: the very strings its getopt call
+	 * uses, so that they can be read outside the applet too. */
+	const char *shortopts;		/* getopt's string */
+	const struct option *longopts;	/* NULL: no long options */
 };
 
 /* Open the TPM chosen by -T / TPMBOX_TCTI / TPM2TOOLS_TCTI / default device.
