@@ -10,7 +10,7 @@
 struct tpm;
 
 /* Options shared by every applet (parsed by main.c, before or after the
- * applet name). */
+ * applet name, wherever an option can be). */
 struct globals {
 	const char *tcti;	/* -T / --tcti, NULL: environment, then device */
 	int timeout_s;		/* --timeout, default 120 */
@@ -31,8 +31,11 @@ struct applet {
 	const char *summary;	/* one line for --list */
 	const char *usage;	/* full -h text (first line: usage) */
 	int (*main)(struct ctx *c, int argc, char **argv);
-	/* The applet's option syntax: the very strings its getopt call
-	 * uses, so that they can be read outside the applet too. */
+	/* The applet's option syntax, the very strings its getopt_long call
+	 * uses: main.c reads the command line with them (include/optscan.h)
+	 * so that an option's value is never taken for a common option.
+	 * The applet's getopt sees its own options first, then "--", then
+	 * the operands. */
 	const char *shortopts;		/* getopt's string */
 	const struct option *longopts;	/* NULL: no long options */
 };
@@ -52,7 +55,5 @@ struct pcr_vals;
  * place every applet that shows PCR values goes through.  0, or exit 2 on
  * out-of-memory. */
 int ctx_print_pcrs(struct ctx *c, const struct pcr_vals *v, int json);
-/* Common -h/--help check for applets: nonzero when argv asks for help. */
-int wants_help(int argc, char **argv);
 
 #endif
