@@ -13,6 +13,7 @@
 #include "applet.h"
 #include "eventlog.h"
 #include "hex.h"
+#include "optscan.h"
 #include "pcrfile.h"
 #include "tpm2/cmd.h"
 
@@ -124,77 +125,12 @@ int ctx_print_pcrs(struct ctx *c, const struct pcr_vals *v, int json)
 	return 0;
 }
 
-int wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			return 0;
-		if (strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0)
-			return 1;
-	}
-	return 0;
-}
-
 static void usage_main(FILE *f)
 {
 	fprintf(f, "usage: tpmbox [-T CONF] [--timeout S] APPLET [ARGS...]\n"
 		"       tpmbox --list | --install [-s] DIR | --version\n"
 		"A link named after an applet runs that applet.\n"
 		"See 'tpmbox --list' and 'tpmbox APPLET --help'.\n");
-}
-
-static int set_timeout(const char *s)
-{
-	uint64_t v;
-
-	if (parse_u64(s, &v) || v == 0 || v > 86400) {
-		fprintf(stderr, "tpmbox: bad --timeout '%s' (1-86400 "
-			"seconds)\n", s);
-		return -1;
-	}
-	opts.timeout_s = (int)v;
-	return 0;
-}
-
-/* If argv[i] is a global option, consume it (and its value); returns the
- * number of words used, 0 if not global, -1 on error. */
-static int global_opt(int argc, char **argv, int i)
-{
-	const char *a = argv[i];
-
-	if (strcmp(a, "-T") == 0 || strcmp(a, "--tcti") == 0) {
-		if (i + 1 >= argc) {
-			fprintf(stderr, "tpmbox: %s needs a value\n", a);
-			return -1;
-		}
-		opts.tcti = argv[i + 1];
-		return 2;
-	}
-	if (strncmp(a, "--tcti=", 7) == 0) {
-		opts.tcti = a + 7;
-		return 1;
-	}
-	if (strncmp(a, "-T", 2) == 0 && a[2]) {
-		opts.tcti = a + 2;
-		return 1;
-	}
-	if (strcmp(a, "--timeout") == 0) {
-		if (i + 1 >= argc) {
-			fprintf(stderr, "tpmbox: --timeout needs a value\n");
-			return -1;
-		}
-		return set_timeout(argv[i + 1]) ? -1 : 2;
-	}
-	if (strncmp(a, "--timeout=", 10) == 0)
-		return set_timeout(a + 10) ? -1 : 1;
-	if (strcmp(a, "--trace") == 0) {
-		opts.trace = 1;
-		return 1;
-	}
-	return 0;
 }
 
 static int install_links(int argc, char **argv)
@@ -238,13 +174,172 @@ static int install_links(int argc, char **argv)
 	return fails ? EX_IO : 0;
 }
 
+/* The common options, read wherever an option can be: before the applet
+ * name and among the applet's options.  Before the applet name the main
+ * actions (--list, --version, --install) are options too. */
+enum { G_TIMEOUT = 256, G_TRACE, M_LIST, M_VERSION, M_INSTALL };
+
+static const struct option common_lo[] = {
+	{ "tcti", required_argument, NULL, 'T' },
+	{ "timeout", required_argument, NULL, G_TIMEOUT },
+	{ "trace", no_argument, NULL, G_TRACE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+static const struct option main_lo[] = {
+	{ "list", no_argument, NULL, M_LIST },
+	{ "version", no_argument, NULL, M_VERSION },
+	{ "install", no_argument, NULL, M_INSTALL },
+	{ NULL, 0, NULL, 0 }
+};
+static const struct optset common = { "T:h", common_lo };
+
+/* Apply -T, --timeout or --trace: 0, or EX_USAGE with e set. */
+static int set_common(int id, const char *arg, struct tberr *e)
+{
+	uint64_t v;
+
+	switch (id) {
+	case 'T':
+		opts.tcti = arg;
+		break;
+	case G_TIMEOUT:
+		if (parse_u64(arg, &v) || v == 0 || v > 86400)
+			return err_set(e, EX_USAGE, "bad --timeout '%s' "
+				       "(1-86400 seconds)", arg);
+		opts.timeout_s = (int)v;
+		break;
+	case G_TRACE:
+		opts.trace = 1;
+		break;
+	}
+	return 0;
+}
+
+/* The words before the applet name: common options and main actions.
+ * -1 with *name the index of the applet name in argv, or the exit code of
+ * a main action or of a usage error. */
+static int main_words(int argc, char **argv, int *name)
+{
+	const struct optset sets[2] = { common, { "", main_lo } };
+	struct optscan_item it;
+	struct optscan s;
+	struct tberr e;
+	size_t j;
+	int r;
+
+	optscan_init(&s, argc, argv, sets, 2, 1);
+	for (;;) {
+		r = optscan_next(&s, &it, &e);
+		if (r == OPTSCAN_OPERAND) {
+			*name = it.first;
+			return -1;
+		}
+		if (r == OPTSCAN_END) {
+			usage_main(stderr);
+			return EX_USAGE;
+		}
+		if (r < 0 || set_common(optscan_id(&it), it.arg, &e)) {
+			fprintf(stderr, "tpmbox: %s\n"
+				"  hint: see 'tpmbox --help'\n", e.msg);
+			return EX_USAGE;
+		}
+		switch (optscan_id(&it)) {
+		case 'h':
+			usage_main(stdout);
+			return EX_OK;
+		case M_LIST:
+			for (j = 0; j < NAPPLETS; j++)
+				printf("%-12s %s\n", applets[j]->name,
+				       applets[j]->summary);
+			return EX_OK;
+		case M_VERSION:
+			printf("tpmbox %s\n", TPMBOX_VERSION);
+			return EX_OK;
+		case M_INSTALL:
+			return install_links(argc - s.ind, argv + s.ind);
+		}
+	}
+}
+
+/* The applet's words (argv[0] is its name): take out the common options,
+ * see -h/--help, and lay out what is left for the applet's getopt as its
+ * options, "--", its operands.  0 with *help set or *avp the new vector
+ * (free it and *bufp), or EX_USAGE / EX_FAIL with c->e set. */
+static int applet_words(struct ctx *c, const struct applet *a, int argc,
+			char **argv, int *help, char ***avp, char **bufp)
+{
+	const struct optset sets[2] = { common, { a->shortopts, a->longopts } };
+	struct optscan_item it;
+	struct optscan s;
+	struct tberr e;
+	size_t cap = 4, room = 1;
+	char **av, **ops, *buf, *p;
+	int ac = 0, nops = 0, bad = 0, r, k;
+
+	if (optset_check(&sets[1], &common, &c->e)) {
+		err_prefix(&c->e, "bad option table");
+		return EX_FAIL;
+	}
+	for (k = 1; k < argc && argv[k]; k++) {
+		cap += strlen(argv[k]) + 2;
+		room += 4 * strlen(argv[k]) + 4;
+	}
+	av = calloc(cap, sizeof(*av));
+	ops = calloc(cap, sizeof(*ops));
+	buf = malloc(room);
+	if (!av || !ops || !buf) {
+		free(av);
+		free(ops);
+		free(buf);
+		return err_set(&c->e, EX_FAIL, "out of memory");
+	}
+	*help = 0;
+	*avp = av;
+	*bufp = p = buf;
+	av[ac++] = (char *)a->name;
+	optscan_init(&s, argc, argv, sets, 2, 0);
+	while ((r = optscan_next(&s, &it, &e)) != OPTSCAN_END) {
+		if (r < 0 || (it.set == 0 &&
+			      set_common(optscan_id(&it), it.arg, &e))) {
+			/* the first error is the one reported */
+			if (!bad++)
+				c->e = e;
+		} else if (r == OPTSCAN_OPERAND) {
+			ops[nops++] = argv[it.first];
+		} else if (it.set == 0) {
+			*help |= optscan_id(&it) == 'h';
+		} else if (it.lo) {
+			for (k = 0; k < it.nwords; k++)
+				av[ac++] = argv[it.first + k];
+		} else {
+			/* a letter out of a bundle: "-x" then its value, or
+			 * "-xVALUE" when the value is optional */
+			av[ac++] = p;
+			*p++ = '-';
+			*p++ = (char)it.letter;
+			if (it.arg && it.has_arg == optional_argument)
+				p = stpcpy(p, it.arg);
+			*p++ = '\0';
+			if (it.arg && it.has_arg == required_argument)
+				av[ac++] = (char *)it.arg;
+		}
+	}
+	av[ac++] = (char *)"--";
+	for (k = 0; k < nops; k++)
+		av[ac++] = ops[k];
+	av[ac] = NULL;
+	free(ops);
+	return bad && !*help ? EX_USAGE : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct applet *a = NULL;
 	const char *base, *trace;
 	struct ctx c;
-	char **av;
-	int ac = 0, i, k, rc, dashdash = 0;
+	char **av = NULL, *buf = NULL;
+	int ac, i, k, rc, help = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	/* A closed stdin/stdout/stderr would be reused by the TPM's file
@@ -261,40 +356,13 @@ int main(int argc, char **argv)
 	base = argc > 0 && argv[0] ? argv[0] : "tpmbox";
 	if (strrchr(base, '/'))
 		base = strrchr(base, '/') + 1;
-	i = 1;
+	i = 0;
 	if (strcmp(base, "tpmbox") != 0 && (a = find_applet(base)) != NULL) {
 		/* busybox-style link */
 	} else {
-		for (; i < argc; i += k) {
-			k = global_opt(argc, argv, i);
-			if (k < 0)
-				return EX_USAGE;
-			if (k == 0)
-				break;
-		}
-		if (i >= argc) {
-			usage_main(stderr);
-			return EX_USAGE;
-		}
-		if (strcmp(argv[i], "--list") == 0) {
-			size_t j;
-
-			for (j = 0; j < NAPPLETS; j++)
-				printf("%-12s %s\n", applets[j]->name,
-				       applets[j]->summary);
-			return 0;
-		}
-		if (strcmp(argv[i], "--version") == 0) {
-			printf("tpmbox %s\n", TPMBOX_VERSION);
-			return 0;
-		}
-		if (strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0) {
-			usage_main(stdout);
-			return 0;
-		}
-		if (strcmp(argv[i], "--install") == 0)
-			return install_links(argc - i - 1, argv + i + 1);
+		rc = main_words(argc, argv, &i);
+		if (rc >= 0)
+			return rc;
 		a = find_applet(argv[i]);
 		if (!a) {
 			fprintf(stderr, "tpmbox: unknown applet '%s'\n"
@@ -302,41 +370,29 @@ int main(int argc, char **argv)
 				argv[i]);
 			return EX_NOAPPLET;
 		}
-		i++;
-	}
-	/* Rebuild argv for the applet without the global options. */
-	av = calloc((size_t)argc + 1, sizeof(*av));
-	if (!av)
-		return EX_FAIL;
-	av[ac++] = (char *)a->name;
-	for (; i < argc; i++) {
-		if (!dashdash && strcmp(argv[i], "--") == 0)
-			dashdash = 1;
-		if (!dashdash) {
-			k = global_opt(argc, argv, i);
-			if (k < 0) {
-				free(av);
-				return EX_USAGE;
-			}
-			if (k > 0) {
-				i += k - 1;
-				continue;
-			}
-		}
-		av[ac++] = argv[i];
 	}
 	memset(&c, 0, sizeof(c));
 	c.name = a->name;
 	c.g = &opts;
-	if (wants_help(ac, av)) {
+	rc = applet_words(&c, a, argc - i, argv + i, &help, &av, &buf);
+	if (help)
 		rc = ctx_help(&c, a);
+	else if (rc == EX_USAGE)
+		rc = ctx_usage(&c, "%s", c.e.msg);
+	else if (rc)
+		rc = ctx_fail(&c);
+	if (rc || help) {
 		free(av);
+		free(buf);
 		return rc;
 	}
+	for (ac = 0; av[ac]; ac++)
+		;
 	optind = 1;
 	rc = a->main(&c, ac, av);
 	tpm_close(c.tpm);
 	free(av);
+	free(buf);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (rc == 0) {
 			fprintf(stderr, "tpmbox %s: writing to stdout: %s\n",

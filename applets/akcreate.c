@@ -27,16 +27,18 @@ static const char usage[] =
 	"             one exists and the owner has an auth value\n"
 	"  -f         replace existing output files\n";
 
+enum { O_PUB = 256, O_RSA, O_OWNER };
+static const char shortopts[] = "o:f";
+static const struct option longopts[] = {
+	{"pub", required_argument, NULL, O_PUB},
+	{"rsa", no_argument, NULL, O_RSA},
+	{"owner-auth", required_argument, NULL, O_OWNER},
+	{"force", no_argument, NULL, 'f'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	enum { O_PUB = 256, O_RSA, O_OWNER };
-	static const struct option lo[] = {
-		{"pub", required_argument, NULL, O_PUB},
-		{"rsa", no_argument, NULL, O_RSA},
-		{"owner-auth", required_argument, NULL, O_OWNER},
-		{"force", no_argument, NULL, 'f'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *out = NULL, *pubf = NULL, *owner_s = NULL;
 	struct tpm2_public *pub = NULL;
 	struct ak_blob *blob = NULL;
@@ -46,7 +48,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	size_t pn, ppn;
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, "o:f", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'o': out = optarg; break;
 		case O_PUB: pubf = optarg; break;
@@ -103,5 +105,5 @@ done:
 
 const struct applet applet_akcreate = {
 	"akcreate", "create an attestation key (restricted signing key)",
-	usage, run
+	usage, run, shortopts, longopts
 };

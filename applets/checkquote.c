@@ -103,18 +103,20 @@ static int check_logs(struct ctx *c, const struct quote *q, const char *evlf,
 	return rc;
 }
 
+enum { O_MSG = 256, O_SIG, O_PCRS, O_JSON, O_EVL, O_IMA };
+static const char shortopts[] = "k:n:p:";
+static const struct option longopts[] = {
+	{"msg", required_argument, NULL, O_MSG},
+	{"sig", required_argument, NULL, O_SIG},
+	{"pcrs", required_argument, NULL, O_PCRS},
+	{"json", no_argument, NULL, O_JSON},
+	{"eventlog", required_argument, NULL, O_EVL},
+	{"imalog", required_argument, NULL, O_IMA},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	enum { O_MSG = 256, O_SIG, O_PCRS, O_JSON, O_EVL, O_IMA };
-	static const struct option lo[] = {
-		{"msg", required_argument, NULL, O_MSG},
-		{"sig", required_argument, NULL, O_SIG},
-		{"pcrs", required_argument, NULL, O_PCRS},
-		{"json", no_argument, NULL, O_JSON},
-		{"eventlog", required_argument, NULL, O_EVL},
-		{"imalog", required_argument, NULL, O_IMA},
-		{NULL, 0, NULL, 0}
-	};
 	const char *keyf = NULL, *nonce_hex = NULL, *selstr = NULL;
 	const char *msgf = NULL, *sigf = NULL, *pcrsf = NULL, *quotef = NULL;
 	const char *evlf = NULL, *imaf = NULL;
@@ -126,7 +128,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	int json = 0, o, i, rc = 0;
 	long nn = 0;
 
-	while ((o = getopt_long(argc, argv, "k:n:p:", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'k': keyf = optarg; break;
 		case 'n': nonce_hex = optarg; break;
@@ -220,5 +222,6 @@ out:
 }
 
 const struct applet applet_checkquote = {
-	"checkquote", "verify a quote (no TPM needed)", usage, run
+	"checkquote", "verify a quote (no TPM needed)", usage, run,
+	shortopts, longopts
 };

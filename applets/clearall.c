@@ -43,15 +43,17 @@ static int confirm(void)
 	return strcmp(line, "yes\n") == 0 || strcmp(line, "yes") == 0;
 }
 
+static const char shortopts[] = "";
+static const struct option longopts[] = {
+	{"lockout-auth", required_argument, NULL, 'l'},
+	{"platform", no_argument, NULL, 'p'},
+	{"yes", no_argument, NULL, 'y'},
+	{"dry-run", no_argument, NULL, 'n'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"lockout-auth", required_argument, NULL, 'l'},
-		{"platform", no_argument, NULL, 'p'},
-		{"yes", no_argument, NULL, 'y'},
-		{"dry-run", no_argument, NULL, 'n'},
-		{NULL, 0, NULL, 0}
-	};
 	uint32_t pers[MAXH], nvh[MAXH], perm;
 	size_t np, nn, i, npers = 0, nnv = 0;
 	const char *lockspec = NULL;
@@ -62,7 +64,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct tpm *t;
 
 	memset(&av, 0, sizeof(av));
-	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'l': lockspec = optarg; break;
 		case 'p': platform = 1; break;
@@ -173,5 +175,6 @@ out:
 }
 
 const struct applet applet_clearall = {
-	"clearall", "clear the TPM (owner keys, NV, auth values)", usage, run
+	"clearall", "clear the TPM (owner keys, NV, auth values)", usage, run,
+	shortopts, longopts
 };

@@ -77,15 +77,16 @@ static void text_event(const struct evl_event *ev)
 	}
 }
 
-/* Print the comparison; exit 1 naming the PCRs that differ. */
+static const char shortopts[] = "";
+static const struct option longopts[] = {
+	{"json", no_argument, NULL, 'j'},
+	{"pcrs", no_argument, NULL, 'p'},
+	{"check", no_argument, NULL, 'c'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"pcrs", no_argument, NULL, 'p'},
-		{"check", no_argument, NULL, 'c'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *path = EVL_DEFAULT_PATH;
 	int json = 0, pcrs = 0, chk = 0, o, rc = 0;
 	struct pcr_vals *v = NULL;
@@ -94,7 +95,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	size_t len;
 	uint32_t i;
 
-	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'j': json = 1; break;
 		case 'p': pcrs = 1; break;
@@ -147,5 +148,6 @@ out:
 }
 
 const struct applet applet_eventlog = {
-	"eventlog", "parse, replay and check a TCG boot event log", usage, run
+	"eventlog", "parse, replay and check a TCG boot event log", usage, run,
+	shortopts, longopts
 };

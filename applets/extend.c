@@ -65,6 +65,8 @@ static int hash_file(struct ctx *c, const char *path, int n,
 	return 0;
 }
 
+static const char shortopts[] = "s:f:d:b:v";
+
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *str = NULL, *file = NULL, *dig = NULL, *banks = NULL;
@@ -77,7 +79,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	uint64_t pcr;
 	struct tpm *t;
 
-	while ((o = getopt(argc, argv, "s:f:d:b:v")) != -1) {
+	while ((o = getopt(argc, argv, shortopts)) != -1) {
 		switch (o) {
 		case 's': str = optarg; nsrc++; break;
 		case 'f': file = optarg; nsrc++; break;
@@ -169,5 +171,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_extend = {
-	"extend", "extend a PCR with data or a digest", usage, run
+	"extend", "extend a PCR with data or a digest", usage, run,
+	shortopts, NULL
 };

@@ -18,14 +18,16 @@ static const char usage[] =
 	"  -o FILE    write to FILE atomically (mode 0600)\n"
 	"  -f         replace FILE if it exists\n";
 
+static const char shortopts[] = "o:f";
+static const struct option longopts[] = {
+	{"hex", no_argument, NULL, 'x'},
+	{"output", required_argument, NULL, 'o'},
+	{"force", no_argument, NULL, 'f'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"hex", no_argument, NULL, 'x'},
-		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *out = NULL;
 	int ashex = 0, flags = OUT_SECRET, o, rc;
 	uint64_t n;
@@ -33,7 +35,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	char *text = NULL;
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, "o:f", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'x': ashex = 1; break;
 		case 'o': out = optarg; break;
@@ -80,5 +82,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_getrandom = {
-	"getrandom", "random bytes from the TPM", usage, run
+	"getrandom", "random bytes from the TPM", usage, run,
+	shortopts, longopts
 };

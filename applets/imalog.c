@@ -97,7 +97,6 @@ static void json_entry(const struct ima_entry *en, int first)
 	printf("\"}");
 }
 
-/* Print the comparison; exit 1 naming the PCRs that differ. */
 /* "sha1,sha256" -> algs; exit 2 naming a bad bank. */
 static int parse_banks(struct ctx *c, const char *s, uint16_t *algs, int *n)
 {
@@ -113,15 +112,17 @@ static int parse_banks(struct ctx *c, const char *s, uint16_t *algs, int *n)
 	return 0;
 }
 
+static const char shortopts[] = "b:";
+static const struct option longopts[] = {
+	{"json", no_argument, NULL, 'j'},
+	{"pcrs", no_argument, NULL, 'p'},
+	{"check", no_argument, NULL, 'c'},
+	{"banks", required_argument, NULL, 'b'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"pcrs", no_argument, NULL, 'p'},
-		{"check", no_argument, NULL, 'c'},
-		{"banks", required_argument, NULL, 'b'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *path = IMA_DEFAULT_PATH, *banks = NULL;
 	int json = 0, pcrs = 0, chk = 0, o, rc = 0, nb = 0, i;
 	uint16_t algs[TPM2_MAX_BANKS];
@@ -131,7 +132,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	size_t len;
 	uint32_t k;
 
-	while ((o = getopt_long(argc, argv, "b:", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'j': json = 1; break;
 		case 'p': pcrs = 1; break;
@@ -209,5 +210,5 @@ out:
 
 const struct applet applet_imalog = {
 	"imalog", "parse, replay and check an IMA measurement list", usage,
-	run
+	run, shortopts, longopts
 };

@@ -41,12 +41,14 @@ static void rtrim(char *s)
 		s[--n] = '\0';
 }
 
+static const char shortopts[] = "";
+static const struct option longopts[] = {
+	{"json", no_argument, NULL, 'j'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0}
-	};
 	struct tpm2_prop fixed[128], var[64];
 	size_t nf, nv, npers, nnv, i;
 	uint32_t pers[MAXH], nvh[MAXH], v, fv1 = 0, fv2 = 0, perm = 0;
@@ -57,7 +59,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	int json = 0, o;
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (o != 'j')
 			return ctx_usage(c, "unknown option");
 		json = 1;
@@ -150,5 +152,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_info = {
-	"info", "TPM family, vendor, banks, lockout state, handles", usage, run
+	"info", "TPM family, vendor, banks, lockout state, handles", usage, run,
+	shortopts, longopts
 };

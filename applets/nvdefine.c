@@ -36,19 +36,21 @@ static const char usage[] =
 #define DEFAULT_ATTRS (TPMA_NV_OWNERREAD | TPMA_NV_OWNERWRITE | \
 		       TPMA_NV_AUTHREAD | TPMA_NV_AUTHWRITE)
 
+static const char shortopts[] = "s:a:t:g:";
+static const struct option longopts[] = {
+	{"size", required_argument, NULL, 's'},
+	{"attributes", required_argument, NULL, 'a'},
+	{"type", required_argument, NULL, 't'},
+	{"hash", required_argument, NULL, 'g'},
+	{"auth", required_argument, NULL, 'A'},
+	{"owner-auth", required_argument, NULL, 'O'},
+	{"platform-auth", required_argument, NULL, 'P'},
+	{"allow-irreversible", no_argument, NULL, 'I'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"size", required_argument, NULL, 's'},
-		{"attributes", required_argument, NULL, 'a'},
-		{"type", required_argument, NULL, 't'},
-		{"hash", required_argument, NULL, 'g'},
-		{"auth", required_argument, NULL, 'A'},
-		{"owner-auth", required_argument, NULL, 'O'},
-		{"platform-auth", required_argument, NULL, 'P'},
-		{"allow-irreversible", no_argument, NULL, 'I'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *size_s = NULL, *attr_s = NULL, *type_s = NULL;
 	const char *hash_s = NULL, *auth_s = NULL, *owner_s = NULL;
 	const char *plat_s = NULL;
@@ -61,7 +63,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	char list[256];
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, "s:a:t:g:", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 's': size_s = optarg; break;
 		case 'a': attr_s = optarg; break;
@@ -195,5 +197,5 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvdefine = {
-	"nvdefine", "define an NV index", usage, run
+	"nvdefine", "define an NV index", usage, run, shortopts, longopts
 };

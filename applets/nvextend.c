@@ -23,14 +23,16 @@ static const char usage[] =
 	"file:, env:)\n"
 	"  --owner-auth AUTH  authorize with the owner's auth value\n";
 
+static const char shortopts[] = "i:d:";
+static const struct option longopts[] = {
+	{"input", required_argument, NULL, 'i'},
+	{"auth", required_argument, NULL, 'A'},
+	{"owner-auth", required_argument, NULL, 'O'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"input", required_argument, NULL, 'i'},
-		{"auth", required_argument, NULL, 'A'},
-		{"owner-auth", required_argument, NULL, 'O'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *in = NULL, *hex = NULL, *auth_s = NULL, *owner_s = NULL;
 	uint32_t index_max, buffer_max;
 	struct nv_access x;
@@ -41,7 +43,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct tpm *t;
 	int o, rc;
 
-	while ((o = getopt_long(argc, argv, "i:d:", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'i': in = optarg; break;
 		case 'd': hex = optarg; break;
@@ -112,5 +114,5 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvextend = {
-	"nvextend", "extend an NV extend index", usage, run
+	"nvextend", "extend an NV extend index", usage, run, shortopts, longopts
 };

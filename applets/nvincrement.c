@@ -16,13 +16,15 @@ static const char usage[] =
 	"file:, env:)\n"
 	"  --owner-auth AUTH  authorize with the owner's auth value\n";
 
+static const char shortopts[] = "";
+static const struct option longopts[] = {
+	{"auth", required_argument, NULL, 'A'},
+	{"owner-auth", required_argument, NULL, 'O'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"auth", required_argument, NULL, 'A'},
-		{"owner-auth", required_argument, NULL, 'O'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *auth_s = NULL, *owner_s = NULL;
 	struct nv_access x;
 	struct nv_public p;
@@ -30,7 +32,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct tpm *t;
 	int o, rc;
 
-	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'A': auth_s = optarg; break;
 		case 'O': owner_s = optarg; break;
@@ -65,5 +67,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvincrement = {
-	"nvincrement", "increment an NV counter", usage, run
+	"nvincrement", "increment an NV counter", usage, run,
+	shortopts, longopts
 };

@@ -21,18 +21,20 @@ static const char usage[] =
 
 #define MAXNV TPM2_HANDLES_MAX
 
+static const char shortopts[] = "";
+static const struct option longopts[] = {
+	{"json", no_argument, NULL, 'j'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0}
-	};
 	uint32_t h[MAXNV];
 	size_t n, i;
 	int json = 0, o;
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (o != 'j')
 			return ctx_usage(c, "unknown option");
 		json = 1;
@@ -75,5 +77,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_nvlist = {
 	"nvlist", "list NV indices with type, size and attributes", usage,
-	run
+	run, shortopts, longopts
 };

@@ -26,18 +26,20 @@ static const char usage[] =
 	"Without --auth or --owner-auth the index's own (empty) auth value "
 	"is\nused when authread is set, else the owner's.\n";
 
+static const char shortopts[] = "s:o:f";
+static const struct option longopts[] = {
+	{"size", required_argument, NULL, 's'},
+	{"offset", required_argument, NULL, 'F'},
+	{"output", required_argument, NULL, 'o'},
+	{"force", no_argument, NULL, 'f'},
+	{"hex", no_argument, NULL, 'x'},
+	{"auth", required_argument, NULL, 'A'},
+	{"owner-auth", required_argument, NULL, 'O'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"size", required_argument, NULL, 's'},
-		{"offset", required_argument, NULL, 'F'},
-		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
-		{"hex", no_argument, NULL, 'x'},
-		{"auth", required_argument, NULL, 'A'},
-		{"owner-auth", required_argument, NULL, 'O'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *out = "-", *auth_s = NULL, *owner_s = NULL;
 	const char *size_s = NULL;
 	uint32_t index_max, buffer_max;
@@ -50,7 +52,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	char *text = NULL;
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, "s:o:f", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 's':
 			size_s = optarg;
@@ -143,5 +145,5 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvread = {
-	"nvread", "read data from an NV index", usage, run
+	"nvread", "read data from an NV index", usage, run, shortopts, longopts
 };

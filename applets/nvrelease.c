@@ -15,13 +15,15 @@ static const char usage[] =
 	"  --platform-auth AUTH  the platform's, for platformcreate "
 	"indices\n";
 
+static const char shortopts[] = "";
+static const struct option longopts[] = {
+	{"owner-auth", required_argument, NULL, 'O'},
+	{"platform-auth", required_argument, NULL, 'P'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"owner-auth", required_argument, NULL, 'O'},
-		{"platform-auth", required_argument, NULL, 'P'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *owner_s = NULL, *plat_s = NULL;
 	struct nv_public p;
 	struct nv_auth na;
@@ -29,7 +31,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct tpm *t;
 	int o, rc;
 
-	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'O': owner_s = optarg; break;
 		case 'P': plat_s = optarg; break;
@@ -64,5 +66,5 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvrelease = {
-	"nvrelease", "undefine an NV index", usage, run
+	"nvrelease", "undefine an NV index", usage, run, shortopts, longopts
 };

@@ -23,15 +23,17 @@ static const char usage[] =
 	"Without --auth or --owner-auth the index's own (empty) auth value "
 	"is\nused when authwrite is set, else the owner's.\n";
 
+static const char shortopts[] = "i:";
+static const struct option longopts[] = {
+	{"input", required_argument, NULL, 'i'},
+	{"offset", required_argument, NULL, 'F'},
+	{"auth", required_argument, NULL, 'A'},
+	{"owner-auth", required_argument, NULL, 'O'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"input", required_argument, NULL, 'i'},
-		{"offset", required_argument, NULL, 'F'},
-		{"auth", required_argument, NULL, 'A'},
-		{"owner-auth", required_argument, NULL, 'O'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *in = "-", *auth_s = NULL, *owner_s = NULL;
 	uint32_t index_max, buffer_max;
 	struct nv_access x;
@@ -43,7 +45,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct tpm *t;
 	int o, rc;
 
-	while ((o = getopt_long(argc, argv, "i:", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'i': in = optarg; break;
 		case 'F':
@@ -119,5 +121,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvwrite = {
-	"nvwrite", "write data into an NV index", usage, run
+	"nvwrite", "write data into an NV index", usage, run,
+	shortopts, longopts
 };

@@ -20,14 +20,16 @@ static const char usage[] =
 	"order\n"
 	"  -f         replace FILE if it exists\n";
 
+static const char shortopts[] = "o:f";
+static const struct option longopts[] = {
+	{"json", no_argument, NULL, 'j'},
+	{"output", required_argument, NULL, 'o'},
+	{"force", no_argument, NULL, 'f'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *out = NULL, *spec = "all";
 	int json = 0, flags = 0, o, i;
 	struct pcr_sel sel, alloc;
@@ -35,7 +37,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	unsigned npcrs;
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, "o:f", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'j': json = 1; break;
 		case 'o': out = optarg; break;
@@ -82,5 +84,5 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_pcrread = {
-	"pcrread", "read PCR values", usage, run
+	"pcrread", "read PCR values", usage, run, shortopts, longopts
 };

@@ -39,17 +39,19 @@ static const char usage[] =
 	"  -f         replace existing output files\n"
 	"  -v         print the quoted PCR values in pcrread's format\n";
 
+enum { O_MSG = 256, O_SIG, O_PCRS, O_OWNER };
+static const char shortopts[] = "k:p:n:o:fv";
+static const struct option longopts[] = {
+	{"msg", required_argument, NULL, O_MSG},
+	{"sig", required_argument, NULL, O_SIG},
+	{"pcrs", required_argument, NULL, O_PCRS},
+	{"owner-auth", required_argument, NULL, O_OWNER},
+	{"force", no_argument, NULL, 'f'},
+	{NULL, 0, NULL, 0}
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	enum { O_MSG = 256, O_SIG, O_PCRS, O_OWNER };
-	static const struct option lo[] = {
-		{"msg", required_argument, NULL, O_MSG},
-		{"sig", required_argument, NULL, O_SIG},
-		{"pcrs", required_argument, NULL, O_PCRS},
-		{"owner-auth", required_argument, NULL, O_OWNER},
-		{"force", no_argument, NULL, 'f'},
-		{NULL, 0, NULL, 0}
-	};
 	const char *keyf = NULL, *selstr = "sha256:all", *nonce_hex = NULL;
 	const char *out = NULL, *msgf = NULL, *sigf = NULL, *pcrsf = NULL;
 	const char *owner_s = NULL, *outs[4];
@@ -66,7 +68,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	unsigned npcrs;
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, "k:p:n:o:fv", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'k': keyf = optarg; break;
 		case 'p': selstr = optarg; break;
@@ -173,5 +175,6 @@ done:
 }
 
 const struct applet applet_quote = {
-	"quote", "quote PCRs with an attestation key (TPM2_Quote)", usage, run
+	"quote", "quote PCRs with an attestation key (TPM2_Quote)", usage, run,
+	shortopts, longopts
 };

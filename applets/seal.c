@@ -216,13 +216,15 @@ static int pcr_values(struct ctx *c, struct tpm *t, struct policy_spec *ps,
 	return 0;
 }
 
+static const char shortopts[] = "p:P:o:f";
+static const struct option longopts[] = {
+	{ "auth", required_argument, NULL, 'a' },
+	{ "owner-auth", required_argument, NULL, 'O' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "auth", required_argument, NULL, 'a' },
-		{ "owner-auth", required_argument, NULL, 'O' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char *pcrarg = NULL, *pcrfile = NULL, *authspec = NULL;
 	const char *ownerspec = NULL, *out = NULL, *in = "-";
 	char selstr[4096];
@@ -249,7 +251,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
-	while ((o = getopt_long(argc, argv, "p:P:o:f", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'p': pcrarg = optarg; break;
 		case 'P': pcrfile = optarg; break;
@@ -494,5 +496,5 @@ out:
 
 const struct applet applet_seal = {
 	"seal", "seal a secret to this TPM (PCR and/or password policy)",
-	usage, run
+	usage, run, shortopts, longopts
 };

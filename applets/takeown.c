@@ -90,26 +90,29 @@ static int parse_u32(struct ctx *c, const char *opt, const char *s,
 	return 0;
 }
 
+static const char shortopts[] = "v";
+static const struct option longopts[] = {
+	{"owner-auth", required_argument, NULL, 'o'},
+	{"endorsement-auth", required_argument, NULL, 'e'},
+	{"lockout-auth", required_argument, NULL, 'l'},
+	{"old-owner-auth", required_argument, NULL, 'O'},
+	{"old-endorsement-auth", required_argument, NULL, 'E'},
+	{"old-lockout-auth", required_argument, NULL, 'L'},
+	{"srk-pub", required_argument, NULL, 'p'},
+	{"rsa", no_argument, NULL, 'r'},
+	{"force", no_argument, NULL, 'f'},
+	{"max-tries", required_argument, NULL, 'm'},
+	{"recovery-time", required_argument, NULL, 't'},
+	{"lockout-recovery", required_argument, NULL, 'R'},
+	{NULL, 0, NULL, 0}
+};
+
 static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-		{"owner-auth", required_argument, NULL, 'o'},
-		{"endorsement-auth", required_argument, NULL, 'e'},
-		{"lockout-auth", required_argument, NULL, 'l'},
-		{"old-owner-auth", required_argument, NULL, 'O'},
-		{"old-endorsement-auth", required_argument, NULL, 'E'},
-		{"old-lockout-auth", required_argument, NULL, 'L'},
-		{"srk-pub", required_argument, NULL, 'p'},
-		{"rsa", no_argument, NULL, 'r'},
-		{"force", no_argument, NULL, 'f'},
-		{"max-tries", required_argument, NULL, 'm'},
-		{"recovery-time", required_argument, NULL, 't'},
-		{"lockout-recovery", required_argument, NULL, 'R'},
-		{NULL, 0, NULL, 0}
-	};
 	int ch, i;
 
-	while ((ch = getopt_long(argc, argv, "v", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	       -1) {
 		switch (ch) {
 		case 'o': o->h[H_OWNER].newspec = optarg; break;
 		case 'e': o->h[H_ENDORSEMENT].newspec = optarg; break;
@@ -452,5 +455,6 @@ out:
 }
 
 const struct applet applet_takeown = {
-	"takeown", "set hierarchy auth values and persist the SRK", usage, run
+	"takeown", "set hierarchy auth values and persist the SRK", usage, run,
+	shortopts, longopts
 };

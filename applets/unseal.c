@@ -75,13 +75,15 @@ static int pcr_mismatch(struct ctx *c, struct tpm *t, const struct keyfile *k)
 	return EX_AUTH;
 }
 
+static const char shortopts[] = "o:f";
+static const struct option longopts[] = {
+	{ "auth", required_argument, NULL, 'a' },
+	{ "owner-auth", required_argument, NULL, 'O' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "auth", required_argument, NULL, 'a' },
-		{ "owner-auth", required_argument, NULL, 'O' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char *authspec = NULL, *ownerspec = NULL, *out = "-", *in;
 	struct authval auth = { .n = 0 }, owner = { .n = 0 };
 	struct keyfile *k = calloc(1, sizeof(*k));
@@ -101,7 +103,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
-	while ((o = getopt_long(argc, argv, "o:f", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'a': authspec = optarg; break;
 		case 'O': ownerspec = optarg; break;
@@ -295,5 +297,6 @@ out:
 }
 
 const struct applet applet_unseal = {
-	"unseal", "unseal a secret sealed by seal", usage, run
+	"unseal", "unseal a secret sealed by seal", usage, run,
+	shortopts, longopts
 };

@@ -10,7 +10,7 @@
 struct tpm;
 
 /* Options shared by every applet (parsed by main.c, before or after the
- * applet name). */
+ * applet name, wherever an option can be). */
 struct globals {
 	const char *tcti;	/* -T / --tcti, NULL: environment, then device */
 	int timeout_s;		/* --timeout, default 120 */
@@ -24,11 +24,20 @@ struct ctx {
 	struct tberr e;
 };
 
+struct option;
+
 struct applet {
 	const char *name;
 	const char *summary;	/* one line for --list */
 	const char *usage;	/* full -h text (first line: usage) */
 	int (*main)(struct ctx *c, int argc, char **argv);
+	/* The applet's option syntax, the very strings its getopt_long call
+	 * uses: main.c reads the command line with them (include/optscan.h)
+	 * so that an option's value is never taken for a common option.
+	 * The applet's getopt sees its own options first, then "--", then
+	 * the operands. */
+	const char *shortopts;		/* getopt's string */
+	const struct option *longopts;	/* NULL: no long options */
 };
 
 /* Open the TPM chosen by -T / TPMBOX_TCTI / TPM2TOOLS_TCTI / default device.
@@ -49,7 +58,5 @@ int ctx_print_pcrs(struct ctx *c, const struct pcr_vals *v, int json);
 /* Compare replayed values with the TPM's PCRs (evl_check), print the
  * report; 0 when all match, else the failure printed. */
 int ctx_check_pcrs(struct ctx *c, const struct pcr_vals *want);
-/* Common -h/--help check for applets: nonzero when argv asks for help. */
-int wants_help(int argc, char **argv);
 
 #endif

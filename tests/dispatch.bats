@@ -159,6 +159,293 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 	assert_output --partial "expected one PCR index"
 }
 
+# t2pcr BANK INDEX: the PCR's value per tpm2_pcrread (lowercase hex)
+t2pcr() {
+	tpm2_pcrread "$1:$2" | awk -v i="$2:" '$1 == i { print tolower($2) }' |
+		sed 's/^0x//'
+}
+# extended BANK OLDHEX DATA: H(old || H(data)), computed by openssl
+extended() {
+	(printf %s "$2" | xxd -r -p; printf %s "$3" | openssl dgst "-$1" -binary) |
+		openssl dgst "-$1" -binary | xxd -p -c64
+}
+
+@test "dispatch: extend -s VALUE takes -h, -T, --trace... as the string (tpm2_pcrread agrees)" {
+	for v in -h --help -T --tcti --trace --timeout -- -s; do
+		old=$(t2pcr sha256 16); old1=$(t2pcr sha1 16)
+		run tb extend 16 -s "$v"
+		assert_success
+		# no help, no trace, nothing at all
+		[ -z "$output" ] || { echo "-s $v: $output"; false; }
+		[ "$(t2pcr sha256 16)" = "$(extended sha256 "$old" "$v")" ] || { echo "sha256 -s $v"; false; }
+		[ "$(t2pcr sha1 16)" = "$(extended sha1 "$old1" "$v")" ] || { echo "sha1 -s $v"; false; }
+	done
+	# attached, and out of a bundle (-v then -s with the next word)
+	old=$(t2pcr sha256 16)
+	run tb extend 16 -s-h
+	assert_success
+	[ "$(t2pcr sha256 16)" = "$(extended sha256 "$old" -h)" ]
+	old=$(t2pcr sha256 16)
+	run tb extend -vs -h 16 -b sha256
+	assert_success
+	assert_output "sha256:16 $(extended sha256 "$old" -h)"
+	[ "$(t2pcr sha256 16)" = "$(extended sha256 "$old" -h)" ]
+	# -b's value "-T" is a bank name, refused as one
+	run tb extend 16 -s x -b -T
+	assert_failure 2
+	assert_output --partial "unknown bank '-T'"
+}
+
+@test "dispatch: getrandom -o VALUE writes to a file named -T, -h, --help, --trace" {
+	cd "$BATS_TEST_TMPDIR"
+	run tb getrandom -o -T 8
+	assert_success
+	[ -z "$output" ]
+	[ "$(stat -c %s -- -T)" -eq 8 ]
+	run tb getrandom --output -h 4
+	assert_success
+	[ "$(stat -c %s -- -h)" -eq 4 ]
+	# an abbreviated long option takes its value the same way
+	run tb getrandom --outp --help 6
+	assert_success
+	[ "$(stat -c %s -- --help)" -eq 6 ]
+	run tb getrandom --out=--trace 5
+	assert_success
+	[ -z "$output" ]
+	[ "$(stat -c %s -- --trace)" -eq 5 ]
+	# -f and -o bundled: -o takes the next word
+	run tb getrandom -fo -T 3
+	assert_success
+	[ "$(stat -c %s -- -T)" -eq 3 ]
+	[ "$(ls -A | sort | tr '\n' ' ')" = "--help --trace -T -h " ]
+}
+
+@test "dispatch: NV auth values and a data file named like options (tpm2_nvread agrees)" {
+	cd "$BATS_TEST_TMPDIR"
+	i=0x01500021
+	printf 'data from file -T' > ./-T
+	run tb nvdefine $i -s 17 --auth --trace -a "authread|authwrite|no_da"
+	assert_success
+	[ -z "$output" ]
+	# the password is "--trace": "-h" is refused by the TPM
+	run tb nvwrite $i -i -T --auth -h
+	assert_failure 4
+	run tb nvwrite $i -i -T --auth --trace
+	assert_success
+	[ -z "$output" ]
+	[ "$(tpm2_nvread $i -P str:--trace -s 17 | xxd -p)" = "$(xxd -p < ./-T)" ]
+	run tb nvread $i --auth=--trace -o -h
+	assert_success
+	cmp ./-h ./-T
+	run tb nvrelease $i
+	assert_success
+}
+
+@test "dispatch: seal --auth -h -o --help, then unseal -- --help; -h itself still asks for help" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'sealed with -h' > secret
+	run tb seal --auth -h -o --help secret
+	assert_success
+	grep -q "BEGIN" ./--help
+	run tb unseal --auth -h -- --help
+	assert_success
+	assert_output "sealed with -h"
+	run tb unseal --auth --trace -- --help
+	assert_failure 4
+	run tb unseal --auth=-h -o -T -- --help
+	assert_success
+	[ "$(cat ./-T)" = "sealed with -h" ]
+	# without --, --help where an option can be is help
+	run tb unseal --auth=-h -o out --help
+	assert_success
+	assert_line --index 0 --partial "usage: unseal"
+	[ ! -e out ]
+	run tb unseal -h
+	assert_success
+	assert_line --index 0 --partial "usage: unseal"
+}
+
+@test "dispatch: long options: unambiguous prefixes, over the applet's and the common ones" {
+	run tb getrandom --he 4
+	assert_failure 2
+	assert_output --partial "tpmbox getrandom: option '--he' is ambiguous (--help, --hex)"
+	run tb getrandom --hex 4
+	assert_success
+	assert_output --regexp '^[0-9a-f]{8}$'
+	run tb getrandom --tr 2
+	assert_success
+	assert_output --partial "> TPM2_GetRandom"
+	run tb --tim 5 getrandom --tim=7 2
+	assert_success
+	run tb getrandom --tim=0 2
+	assert_failure 2
+	assert_output --partial "bad --timeout '0'"
+	run tb nvdefine 0x01500022 --t counter
+	assert_failure 2
+	assert_output --partial "option '--t' is ambiguous (--tcti, --timeout, --trace, --type)"
+	run tb nvdefine 0x01500022 --ty counter
+	assert_success
+	# TPM_NT (attribute bits 4-7) is 1, a counter, for tpm2_nvreadpublic
+	v=$(tpm2_nvreadpublic 0x01500022 | awk '/attributes:/ { a = 1 }
+		a && /value:/ { print $2; exit }')
+	[ $(( (v >> 4) & 0xf )) -eq 1 ]
+	run tb nvrelease 0x01500022
+	assert_success
+	run tb --vers
+	assert_success
+	assert_output --regexp '^tpmbox [0-9]'
+	run tb --t getrandom 1
+	assert_failure 2
+	assert_output --partial "tpmbox: option '--t' is ambiguous (--tcti, --timeout, --trace)"
+}
+
+@test "dispatch: -- ends the options for main.c and the applet" {
+	run tb getrandom -- -T
+	assert_failure 2
+	assert_output --partial "bad byte count '-T'"
+	run tb getrandom -- -h
+	assert_failure 2
+	assert_output --partial "bad byte count '-h'"
+	run tb getrandom -- 4 --hex
+	assert_failure 2
+	assert_output --partial "expected one byte count N"
+	run tb getrandom --hex -- 4
+	assert_success
+	assert_output --regexp '^[0-9a-f]{8}$'
+	run tb -- getrandom --hex 2
+	assert_success
+	assert_output --regexp '^[0-9a-f]{4}$'
+	# only the first -- ends them: a second is an operand
+	run tb getrandom -- -- 4
+	assert_failure 2
+	assert_output --partial "expected one byte count N"
+}
+
+@test "dispatch: common options anywhere an option can be; -h/--help there is help" {
+	good=$TPMBOX_TCTI
+	export TPMBOX_TCTI=device:/nonexistent/tpm0
+	cd "$BATS_TEST_TMPDIR"
+	run tb getrandom --hex -T "$good" -o f 4
+	assert_success
+	[ "$(stat -c %s f)" -eq 9 ]
+	run tb getrandom -T "$good" --tcti=device:/nonexistent/x 4
+	assert_failure 3
+	assert_output --partial "/nonexistent/x does not exist"
+	run tb extend -vT"$good" 16 -b sha1 -s x
+	assert_success
+	assert_output --regexp '^sha1:16 [0-9a-f]{40}$'
+	run tb --timeout 9 extend 16 --trace -b sha1 -T "$good" -s y
+	assert_success
+	assert_output --partial "> TPM2_PCR_Extend"
+	for args in "extend -h" "extend 16 -s x -h" "extend 16 -vh" "extend -T $good -h 16" \
+		    "getrandom 4 --help" "getrandom --hex --help" "-T x getrandom -h" \
+		    "--trace getrandom --bogus -h" "pcrread sha1:0 -jh"; do
+		a=$(set -- $args; while [ "${1#-}" != "$1" ]; do [ "$1" = -T ] && shift; shift; done; echo "$1")
+		run tb $args
+		[ "$status" -eq 0 ] || { echo "$args -> $status: $output"; false; }
+		[[ "${lines[0]}" == "usage: $a"* ]] || { echo "$args: ${lines[0]}"; false; }
+	done
+	# and through a link named after the applet
+	ln -s "$TPMBOX" getrandom
+	run ./getrandom -T "$good" -o -h 4
+	assert_success
+	[ "$(stat -c %s -- -h)" -eq 4 ]
+	run ./getrandom -f -h
+	assert_success
+	assert_line --index 0 --partial "usage: getrandom"
+}
+
+@test "dispatch: POSIXLY_CORRECT changes nothing: options may follow operands" {
+	run env POSIXLY_CORRECT=1 "$TPMBOX" getrandom 4 --hex
+	assert_success
+	assert_output --regexp '^[0-9a-f]{8}$'
+	old=$(t2pcr sha256 16)
+	run env POSIXLY_CORRECT=1 "$TPMBOX" extend 16 -s -h
+	assert_success
+	[ "$(t2pcr sha256 16)" = "$(extended sha256 "$old" -h)" ]
+}
+
+@test "dispatch: a missing or unexpected option value -> 2 with the option's name" {
+	old=$(t2pcr sha256 16)
+	run tb extend 16 -s
+	assert_failure 2
+	assert_line --index 0 "tpmbox extend: option -s needs a value"
+	assert_line --index 1 "  hint: see 'tpmbox extend --help'"
+	[ "$(t2pcr sha256 16)" = "$old" ]
+	run tb extend 16 -vs
+	assert_failure 2
+	assert_output --partial "tpmbox extend: option -s needs a value"
+	for args in "getrandom 4 -o:option -o" "getrandom 4 --output:option --output" \
+		    "getrandom 4 --out:option --output" "getrandom 4 -T:option -T" \
+		    "getrandom 4 --tcti:option --tcti" "getrandom 4 --timeout:option --timeout" \
+		    "nvread 0x01500001 --auth:option --auth"; do
+		run tb ${args%%:*}
+		[ "$status" -eq 2 ] || { echo "${args%%:*} -> $status"; false; }
+		assert_output --partial "tpmbox ${args%% *}: ${args#*:} needs a value"
+	done
+	run tb -T
+	assert_failure 2
+	assert_output --partial "tpmbox: option -T needs a value"
+	run tb --timeout
+	assert_failure 2
+	assert_output --partial "tpmbox: option --timeout needs a value"
+	run tb getrandom --hex=yes 4
+	assert_failure 2
+	assert_output --partial "tpmbox getrandom: option --hex takes no value"
+	refute_output --regexp '[0-9a-f]{8}'
+	run tb getrandom --trace=1 4
+	assert_failure 2
+	assert_output --partial "tpmbox getrandom: option --trace takes no value"
+	run tb getrandom -z 4
+	assert_failure 2
+	assert_output --partial "tpmbox getrandom: unknown option '-z'"
+	# an unknown option's value is not echoed (it may be a password)
+	run tb nvwrite 0x01500001 --auht=s3cret
+	assert_failure 2
+	assert_output --partial "tpmbox nvwrite: unknown option '--auht'"
+	refute_output --partial s3cret
+	run tb --bogus getrandom 4
+	assert_failure 2
+	assert_output --partial "tpmbox: unknown option '--bogus'"
+}
+
+@test "dispatch: no applet defines -T, --tcti, --timeout, --trace, -h or --help itself" {
+	for a in $(applets); do
+		run tb "$a" --help
+		[ "$status" -eq 0 ] || { echo "$a: $output"; false; }
+		refute_output --partial "bad option table"
+	done
+	# the check itself: a tree with one applet that defines --trace
+	d=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$d"
+	cp -r "$ROOT/Makefile" "$ROOT/main.c" "$ROOT/applets" "$ROOT/include" "$ROOT/lib" "$d/"
+	cat > "$d/applets/zzbad.c" <<-'EOF'
+	#include <getopt.h>
+	#include <stddef.h>
+	#include "applet.h"
+	static const struct option longopts[] = {
+		{ "trace", no_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static int run(struct ctx *c, int argc, char **argv)
+	{
+		(void)c; (void)argc; (void)argv;
+		return 0;
+	}
+	const struct applet applet_zzbad = {
+		"zzbad", "defines a common option", "usage: zzbad\n", run,
+		"", longopts
+	};
+	EOF
+	run env -u CFLAGS make -s -j2 -C "$d" BUILD="$d/b" BIN="$d/b/tpmbox" STATIC= "$d/b/tpmbox"
+	assert_success
+	run "$d/b/tpmbox" zzbad --help
+	assert_failure 1
+	assert_output "tpmbox zzbad: bad option table: defines --trace, a common option"
+	run "$d/b/tpmbox" getrandom --hex 2
+	assert_success
+}
+
 @test "dispatch: TPMBOX_TCTI wins over TPM2TOOLS_TCTI; TPM2TOOLS_TCTI is used alone" {
 	good=$TPMBOX_TCTI
 	run env TPMBOX_TCTI="$good" TPM2TOOLS_TCTI=device:/nonexistent/t2 "$TPMBOX" getrandom 4
