@@ -431,14 +431,16 @@ static int listen_unix(const char *path)
 		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sa.sun_path)) {
+	/* Bound under a temporary name and renamed once listening: a
+	 * client that sees the path never gets ECONNREFUSED. */
+	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s.new", path) >=
+	    (int)sizeof(sa.sun_path)) {
 		close(fd);
 		return -1;
 	}
-	strcpy(sa.sun_path, path);
-	unlink(path);
+	unlink(sa.sun_path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(fd, 16) < 0) {
+	    listen(fd, 16) < 0 || rename(sa.sun_path, path) < 0) {
 		close(fd);
 		return -1;
 	}
