@@ -69,6 +69,8 @@ int ctx_fail(struct ctx *c)
 	fprintf(stderr, "tpmbox %s: %s\n", c->name, c->e.msg);
 	if (c->e.hint[0])
 		fprintf(stderr, "  hint: %s\n", c->e.hint);
+	else if (c->e.code == EX_USAGE)
+		fprintf(stderr, "  hint: see 'tpmbox %s --help'\n", c->name);
 	return c->e.code ? c->e.code : EX_FAIL;
 }
 

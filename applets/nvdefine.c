@@ -191,7 +191,7 @@ static int run(struct ctx *c, int argc, char **argv)
 				plat_s : owner_s, auth_s != NULL);
 	if (!rc)
 		rc = tpm2_nv_define(t, hier, &na.a, av.v, av.n, &p);
-	nv_auth_end(t, &na);
+	rc = nv_auth_end(t, &na, rc);
 	auth_wipe(&av);
 	return rc ? ctx_fail(c) : 0;
 }

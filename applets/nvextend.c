@@ -102,15 +102,10 @@ static int run(struct ctx *c, int argc, char **argv)
 			   owner_s);
 	if (!rc)
 		rc = tpm2_nv_extend(t, &x, data, n);
-	nv_auth_end(t, &na);
-	if (rc)
-		nv_auth_hint(&c->e, &x, auth_s || owner_s);
+	rc = nv_auth_end(t, &na, rc);
 	explicit_bzero(data, n);
 	free(data);
-	if (rc)
-		return c->e.code == EX_USAGE ? ctx_usage(c, "%s", c->e.msg)
-					     : ctx_fail(c);
-	return 0;
+	return rc ? ctx_fail(c) : 0;
 }
 
 const struct applet applet_nvextend = {

@@ -114,13 +114,10 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = err_set(&c->e, EX_FAIL, "out of memory");
 	if (!rc)
 		rc = tpm2_nv_read(t, &x, data, size, (size_t)offset);
-	nv_auth_end(t, &na);
-	if (rc)
-		nv_auth_hint(&c->e, &x, auth_s || owner_s);
+	rc = nv_auth_end(t, &na, rc);
 	if (rc) {
 		free(data);
-		return c->e.code == EX_USAGE ? ctx_usage(c, "%s", c->e.msg)
-					     : ctx_fail(c);
+		return ctx_fail(c);
 	}
 
 	/* Step 3: write it out, raw or as hex. */

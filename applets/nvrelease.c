@@ -61,7 +61,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	rc = nv_hier_auth_begin(t, &na, hier, owner_s ? owner_s : plat_s, 0);
 	if (!rc)
 		rc = tpm2_nv_undefine(t, hier, &na.a, &p);
-	nv_auth_end(t, &na);
+	rc = nv_auth_end(t, &na, rc);
 	return rc ? ctx_fail(c) : 0;
 }
 

@@ -43,7 +43,8 @@ struct applet {
 /* Open the TPM chosen by -T / TPMBOX_TCTI / TPM2TOOLS_TCTI / default device.
  * NULL on failure (c->e set). */
 struct tpm *ctx_tpm(struct ctx *c);
-/* Print "tpmbox APPLET: msg" (+ hint) from c->e and return its code. */
+/* Print "tpmbox APPLET: msg" (+ hint) from c->e and return its code; a
+ * usage error (exit 2) without a hint of its own points to --help. */
 int ctx_fail(struct ctx *c);
 /* Report a usage error (exit 2) with a printf message. */
 int ctx_usage(struct ctx *c, const char *fmt, ...)

@@ -150,6 +150,8 @@ struct nv_auth {
 	struct tpm2_auth a;
 	void *sess;		/* struct tpm2_session *, or NULL */
 	uint32_t srk;		/* SRK handle to flush, 0 if none */
+	const struct nv_access *x;	/* index access (nv_auth_begin) */
+	int given;		/* --auth or --owner-auth was given */
 };
 
 /* What the authorization is for. */
@@ -170,11 +172,11 @@ int nv_auth_begin(struct tpm *t, struct nv_access *x, struct nv_auth *na,
  * (NV_DefineSpace: the new index's auth value). */
 int nv_hier_auth_begin(struct tpm *t, struct nv_auth *na, uint32_t hier,
 		       const char *spec, int encrypt);
-/* After an authorization failure (exit 4): a hint naming what was used
- * and what to try. */
-void nv_auth_hint(struct tberr *e, const struct nv_access *x, int given);
-/* Wipe the auth value, flush the session and a transient SRK. */
-void nv_auth_end(struct tpm *t, struct nv_auth *na);
+/* Wipe the auth value, flush the session and a transient SRK, keeping
+ * the error being reported.  Returns rc; after an authorization failure
+ * (exit 4) of an index access, the error gets a hint naming what was
+ * used and what to try. */
+int nv_auth_end(struct tpm *t, struct nv_auth *na, int rc);
 
 /* Read n bytes at offset, in chunks. */
 int tpm2_nv_read(struct tpm *t, struct nv_access *x, uint8_t *out,

@@ -626,6 +626,8 @@ int nv_auth_begin(struct tpm *t, struct nv_access *x, struct nv_auth *na,
 	int rc;
 
 	memset(na, 0, sizeof(*na));
+	na->x = x;
+	na->given = index_auth || owner_auth;
 	nv_attr_format(p->attrs, attrs, sizeof(attrs));
 	if (index_auth && owner_auth)
 		return err_set(t->e, EX_USAGE, "give --auth or --owner-auth, "
@@ -686,7 +688,8 @@ int nv_hier_auth_begin(struct tpm *t, struct nv_auth *na, uint32_t hier,
 	return salted(t, na, encrypt ? SESS_ENC_CMD : 0);
 }
 
-void nv_auth_hint(struct tberr *e, const struct nv_access *x, int given)
+static void nv_auth_hint(struct tberr *e, const struct nv_access *x,
+			 int given)
 {
 	if (e->code != EX_AUTH)
 		return;
@@ -701,7 +704,7 @@ void nv_auth_hint(struct tberr *e, const struct nv_access *x, int given)
 			 "--owner-auth AUTH");
 }
 
-void nv_auth_end(struct tpm *t, struct nv_auth *na)
+int nv_auth_end(struct tpm *t, struct nv_auth *na, int rc)
 {
 	struct tberr keep = *t->e;
 
@@ -711,6 +714,9 @@ void nv_auth_end(struct tpm *t, struct nv_auth *na)
 	if (na->srk)
 		tpm2_flush(t, na->srk);
 	*t->e = keep;
+	if (rc && na->x)
+		nv_auth_hint(t->e, na->x, na->given);
 	auth_wipe(&na->v);
 	explicit_bzero(na, sizeof(*na));
+	return rc;
 }
