@@ -35,10 +35,11 @@ enum {
 int pem_block(const char *text, size_t n, const char *label, uint8_t **der,
 	      size_t *len);
 
-/* The same with an error: exit 2 "no PEM block 'label'" / "malformed PEM
- * block 'label' (why)". */
-int pem_decode(const uint8_t *text, size_t n, const char *label,
-	       uint8_t **der, size_t *len, struct tberr *e);
+/* pem_block with the error set: exit 1 "WHAT: no LABEL PEM block", "WHAT:
+ * the LABEL block has no END line (truncated?)", "WHAT: more than one
+ * LABEL block", "WHAT: the LABEL block is not valid base64". */
+int pem_get(const char *text, size_t n, const char *label, const char *what,
+	    uint8_t **der, size_t *len, struct tberr *e);
 /* PEM text of der under label (malloc'd, NUL-terminated; *n excludes
  * the NUL). */
 int pem_encode(const char *label, const uint8_t *der, size_t len,

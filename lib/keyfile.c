@@ -332,26 +332,11 @@ static int decode_extra(const uint8_t *d, size_t n, struct keyfile *k,
 	return 0;
 }
 
-static int pem_get(const char *text, size_t n, const char *label,
-		   uint8_t **out, size_t *outlen, struct tberr *e)
+static int not_a_blob(struct tberr *e)
 {
-	switch (pem_block(text, n, label, out, outlen)) {
-	case PEM_OK:
-		return 0;
-	case PEM_NONE:
-		return err_set(e, EX_FAIL, "blob: no %s block (not a sealed "
-			       "blob from tpmbox seal?)", label);
-	case PEM_NOEND:
-		return err_set(e, EX_FAIL, "blob: the %s block has no END line "
-			       "(truncated?)", label);
-	case PEM_TWICE:
-		return err_set(e, EX_FAIL, "blob: more than one %s block",
-			       label);
-	case PEM_BADB64:
-		return err_set(e, EX_FAIL, "blob: the %s block is not valid "
-			       "base64", label);
-	}
-	return err_set(e, EX_FAIL, "blob: out of memory");
+	err_hint(e, "a sealed blob from tpmbox seal holds a " PEM_KEY " and "
+		 "a " PEM_EXTRA " PEM block");
+	return e->code;
 }
 
 int keyfile_decode(const char *text, size_t n, struct keyfile *k,
@@ -363,8 +348,8 @@ int keyfile_decode(const char *text, size_t n, struct keyfile *k,
 	int rc;
 
 	memset(k, 0, sizeof(*k));
-	if ((rc = pem_get(text, n, PEM_KEY, &der, &dlen, e)))
-		return rc;
+	if ((rc = pem_get(text, n, PEM_KEY, "blob", &der, &dlen, e)))
+		return not_a_blob(e);
 	rc = tpmkey_parse(der, dlen, &t, "blob", e);
 	explicit_bzero(der, dlen);
 	free(der);
@@ -373,8 +358,8 @@ int keyfile_decode(const char *text, size_t n, struct keyfile *k,
 	explicit_bzero(&t, sizeof(t));
 	if (rc)
 		return rc;
-	if ((rc = pem_get(text, n, PEM_EXTRA, &x, &xlen, e)))
-		return rc;
+	if ((rc = pem_get(text, n, PEM_EXTRA, "blob", &x, &xlen, e)))
+		return not_a_blob(e);
 	rc = decode_extra(x, xlen, k, e);
 	free(x);
 	if (rc)

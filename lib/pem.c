@@ -164,25 +164,25 @@ int pem_block(const char *text, size_t n, const char *label, uint8_t **der,
 	return PEM_OK;
 }
 
-int pem_decode(const uint8_t *text, size_t n, const char *label,
-	       uint8_t **der, size_t *len, struct tberr *e)
+int pem_get(const char *text, size_t n, const char *label, const char *what,
+	    uint8_t **der, size_t *len, struct tberr *e)
 {
-	switch (pem_block((const char *)text, n, label, der, len)) {
+	switch (pem_block(text, n, label, der, len)) {
 	case PEM_OK:
 		return 0;
 	case PEM_NONE:
-		return err_set(e, EX_USAGE, "no PEM block '%s'", label);
+		return err_set(e, EX_FAIL, "%s: no %s PEM block", what, label);
 	case PEM_NOEND:
-		return err_set(e, EX_USAGE, "malformed PEM block '%s' (no END "
-			       "line)", label);
+		return err_set(e, EX_FAIL, "%s: the %s block has no END line "
+			       "(truncated?)", what, label);
 	case PEM_TWICE:
-		return err_set(e, EX_USAGE, "malformed PEM: more than one "
-			       "'%s' block", label);
+		return err_set(e, EX_FAIL, "%s: more than one %s block", what,
+			       label);
 	case PEM_BADB64:
-		return err_set(e, EX_USAGE, "malformed PEM block '%s' (not "
-			       "base64)", label);
+		return err_set(e, EX_FAIL, "%s: the %s block is not valid "
+			       "base64", what, label);
 	}
-	return err_set(e, EX_FAIL, "out of memory");
+	return err_set(e, EX_FAIL, "%s: out of memory", what);
 }
 
 int pem_encode(const char *label, const uint8_t *der, size_t len,

@@ -197,24 +197,8 @@ int tpmkey_decode(const char *text, size_t n, struct tpmkey *k,
 	int rc;
 
 	memset(k, 0, sizeof(*k));
-	switch (pem_block(text, n, TPMKEY_LABEL, &der, &len)) {
-	case PEM_OK:
-		break;
-	case PEM_NONE:
-		return err_set(e, EX_FAIL, "%s: no " TPMKEY_LABEL " PEM block",
-			       what);
-	case PEM_NOEND:
-		return err_set(e, EX_FAIL, "%s: the " TPMKEY_LABEL " block has "
-			       "no END line (truncated?)", what);
-	case PEM_TWICE:
-		return err_set(e, EX_FAIL, "%s: more than one " TPMKEY_LABEL
-			       " block", what);
-	case PEM_BADB64:
-		return err_set(e, EX_FAIL, "%s: the " TPMKEY_LABEL " block is "
-			       "not valid base64", what);
-	default:
-		return err_set(e, EX_FAIL, "%s: out of memory", what);
-	}
+	if ((rc = pem_get(text, n, TPMKEY_LABEL, what, &der, &len, e)))
+		return rc;
 	rc = tpmkey_parse(der, len, k, what, e);
 	explicit_bzero(der, len);
 	free(der);

@@ -44,8 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *der = NULL;
 		size_t n;
 
-		if (pem_decode(data + 1, size - 1, "PUBLIC KEY", &der, &n,
-			       &e) == 0)
+		if (pem_get((const char *)data + 1, size - 1, "PUBLIC KEY",
+			    "key", &der, &n, &e) == 0)
 			free(der);
 		break;
 	}

@@ -247,8 +247,8 @@ int main(void)
 	/* Refusals: each leaves a clear message. */
 	CHECK(refused(pem, 40, "no END line"));
 	CHECK(refused(pem, (size_t)(strstr(pem, "-----BEGIN TPMBOX") - pem),
-		      "no TPMBOX SEALED EXTRA block"));
-	CHECK(refused("hello", 5, "no TSS2 PRIVATE KEY block"));
+		      "no TPMBOX SEALED EXTRA PEM block"));
+	CHECK(refused("hello", 5, "blob: no TSS2 PRIVATE KEY PEM block"));
 	/* version 2 */
 	t = patched(pem, "TPMBOX SEALED EXTRA", 5, 2, &tn);
 	CHECK(t && refused(t, tn, "format version 2 is not supported"));

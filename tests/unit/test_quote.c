@@ -349,8 +349,8 @@ static void test_pem(void)
 	      == 0);
 	CHECK(vkey_type(k) == TPM2_ALG_ECC && vkey_bits(k) == 256);
 	vkey_free(k);
-	CHECK(pem_decode((const uint8_t *)ak_pem, sizeof(ak_pem) - 1,
-			 "PUBLIC KEY", &der, &n, &e) == 0);
+	CHECK(pem_get(ak_pem, sizeof(ak_pem) - 1, "PUBLIC KEY", "key", &der,
+		      &n, &e) == 0);
 	CHECK(n == 91 && der[0] == 0x30);
 	CHECK(vkey_parse(der, n, &k, &e) == 0);	/* DER too */
 	vkey_free(k);
@@ -363,8 +363,9 @@ static void test_pem(void)
 		free(pem);
 	}
 	free(der);
-	CHECK(pem_decode((const uint8_t *)ak_pem, sizeof(ak_pem) - 1,
-			 "CERTIFICATE", &der, &n, &e) == EX_USAGE);
+	CHECK(pem_get(ak_pem, sizeof(ak_pem) - 1, "CERTIFICATE", "key", &der,
+		      &n, &e) == EX_FAIL &&
+	      strcmp(e.msg, "key: no CERTIFICATE PEM block") == 0);
 	CHECK(vkey_parse((const uint8_t *)"-----BEGIN PUBLIC KEY-----\nAAA\n"
 			 "-----END PUBLIC KEY-----\n", 55, &k, &e) == EX_USAGE);
 }
