@@ -298,7 +298,7 @@ patch_block() {
 	sed -n '/BEGIN TSS2/,/END TSS2/p' blob > onlykey
 	run tb unseal -o out onlykey
 	assert_failure 1
-	assert_output --partial "no TPMBOX SEALED EXTRA block"
+	assert_output --partial "no TPMBOX SEALED EXTRA PEM block"
 	[ ! -e out ]
 	# Format version 2 (bytes 4-5 of the extra block).
 	cp blob v2; patch_block v2 "TPMBOX SEALED EXTRA" 5 02
