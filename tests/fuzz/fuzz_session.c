@@ -92,6 +92,10 @@ static struct {
 	int no_srk;		/* nothing persisted at 0x81000001 */
 	struct nv_public nv;
 	size_t secretlen;	/* Unseal's outData size */
+	int damaged;		/* an HMAC that cannot verify was sent */
+	uint8_t plain[TPM_BUF_SIZE];	/* the last response's parameters */
+	size_t plainlen;		/* before encryption */
+	int clear;		/* ... sent in clear although encrypted */
 } T;
 
 static struct tpm2_public srk_ecc, srk_rsa;
@@ -479,6 +483,38 @@ static void put_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
+/* The authValue in session i's response key (*av, *al); 0 when the
+ * response carries no HMAC (a policy password, or no key at all).  The
+ * key is sessionKey || the authorized entity's authValue, left out for
+ * the entity a session is bound to and for a policy session without
+ * PolicyAuthValue; HierarchyChangeAuth answers with the new value, Clear
+ * with the lockout value it just emptied. */
+static int rsp_key(const struct cauth *ca, int i, int ncauth, uint32_t cc,
+		   const uint32_t *h, const uint8_t *params, size_t plen,
+		   const uint8_t **av, size_t *al)
+{
+	const struct fsess *s = ca[i].s;
+
+	*av = T.auth;
+	*al = 0;
+	if (i < ncauth && (s->type == TPM2_SE_HMAC ? s->bind != h[i] :
+			   s->pauth)) {
+		*al = entity_auth(h[i], av);
+		if (cc == TPM2_CC_HierarchyChangeAuth && plen >= 2) {
+			size_t sz = (size_t)params[0] << 8 | params[1];
+
+			if (sz <= 64 && sz <= plen - 2) {
+				*av = params + 2;
+				*al = sz;
+			}
+		}
+		if (cc == TPM2_CC_Clear && h[0] == TPM2_RH_LOCKOUT)
+			*al = 0;
+		*al = trim(*av, *al);
+	}
+	return s->type == TPM2_SE_HMAC || (!s->ppw && s->keylen + *al);
+}
+
 static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 		   size_t *rlen)
 {
@@ -541,7 +577,18 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 	kind = ctl & 7;
 	damage = (ctl >> 3) & 7;
 	if (kind == 3) {
+		const uint8_t *av;
+		size_t al;
+
+		/* Any bytes; the size field counts them, as the transport
+		 * only hands over what the header says. */
 		*rlen = getn(rsp, get16() % cap);
+		if (*rlen >= 6)
+			put_be32(rsp + 2, (uint32_t)*rlen);
+		for (i = 0; i < (size_t)na; i++)
+			if (ca[i].s && rsp_key(ca, (int)i, ncauth, cc, h,
+					       params, plen, &av, &al))
+				T.damaged = 1;
 		return 0;
 	}
 	tb_init(&o, gp, sizeof(gp));
@@ -580,6 +627,9 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 	if (ctl & 0x80)
 		rh = get32();
 
+	memcpy(T.plain, gp, gplen);
+	T.plainlen = gplen;
+	T.clear = enc >= 0 && damage == 6;
 	/* New nonces, then the encrypted first parameter, then HMACs. */
 	for (i = 0; i < (size_t)na; i++) {
 		nnew[i] = (ctl & 0x40) ? get8() % 66 : 32;
@@ -610,7 +660,6 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 		uint8_t rp[32], key[32 + 64], mac[32], attrs = ca[i].attrs;
 		const uint8_t *av = T.auth;
 		size_t al = 0, kn, ml = 32;
-		int authorizes = (int)i < ncauth;
 		struct hmac_ctx *hm;
 
 		if (!s) {		/* a password */
@@ -620,28 +669,8 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 			continue;
 		}
 		tb_put_tpm2b(&o, nonces[i], nnew[i]);
-		/* The response key: sessionKey || the authorized entity's
-		 * authValue, left out for the entity a session is bound to
-		 * and for a policy session without PolicyAuthValue;
-		 * HierarchyChangeAuth answers with the new value, Clear
-		 * with the lockout value it just emptied. */
-		if (authorizes && (s->type == TPM2_SE_HMAC ? s->bind != h[i] :
-				   s->pauth)) {
-			al = entity_auth(h[i], &av);
-			if (cc == TPM2_CC_HierarchyChangeAuth && plen >= 2) {
-				size_t sz = (size_t)params[0] << 8 | params[1];
-
-				if (sz <= 64 && sz <= plen - 2) {
-					av = params + 2;
-					al = sz;
-				}
-			}
-			if (cc == TPM2_CC_Clear && h[0] == TPM2_RH_LOCKOUT)
-				al = 0;
-			al = trim(av, al);
-		}
-		if (s->type != TPM2_SE_HMAC &&
-		    (s->ppw || s->keylen + al == 0)) {
+		if (!rsp_key(ca, (int)i, ncauth, cc, h, params, plen, &av,
+			     &al)) {
 			/* No HMAC: a policy password, or no key at all. */
 			tb_put_u8(&o, attrs);
 			tb_put_u16(&o, 0);
@@ -679,6 +708,8 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 			hmac_update(hm, ca[i].nonce, ca[i].nn);
 		hmac_update(hm, &attrs, 1);
 		hmac_final(hm, mac);
+		if (damage >= 1 && damage <= 5)
+			T.damaged = 1;
 		if (damage == 1)
 			mac[T.counter % 32] ^= 1;
 		if (damage == 3)
@@ -700,6 +731,22 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 }
 
 /* ---- flows: the lib/ call sequences of the applets ---- */
+
+/* What must hold when lib/ accepted an answer: no response whose HMAC
+ * cannot verify (nor raw bytes) went into it. */
+#define OK(call) (T.damaged = 0, (call) == 0 ? \
+	(T.damaged ? (abort(), 0) : 1) : 0)
+
+/* A first response parameter lib/ decrypted: the TPM2B the TPM meant,
+ * unless the TPM sent it in clear (then lib/ cannot tell). */
+static void same_plain(const uint8_t *p, size_t n)
+{
+	if (T.clear)
+		return;
+	if (T.plainlen < 2 || (size_t)(T.plain[0] << 8 | T.plain[1]) != n ||
+	    memcmp(T.plain + 2, p, n))
+		abort();
+}
 
 static void set_auth(const char *v)
 {
@@ -761,8 +808,9 @@ static void flow_unseal(struct tpm *t, int arg)
 		tpm2_session_policy_auth(s, SESS_POLICY_PASSWORD);
 	}
 	tpm2_session_use(s, &a, T.auth, T.authlen);
-	tpm2_unseal(t, obj, pub->name, pub->namelen, &a, secret,
-		    sizeof(secret), &n);
+	if (OK(tpm2_unseal(t, obj, pub->name, pub->namelen, &a, secret,
+			   sizeof(secret), &n)))
+		same_plain(secret, n);
 out:
 	tpm2_session_flush(t, s);
 	tpm2_flush(t, obj);
@@ -815,8 +863,8 @@ static void flow_seal(struct tpm *t, int arg)
 			       &s))
 		goto out;
 	tpm2_session_use(s, &a, NULL, 0);
-	tpm2_create(t, h, sp->name, sp->namelen, &a, tmpl, T.auth, T.authlen,
-		    (const uint8_t *)"secret", 6, &priv, sp + 2);
+	OK(tpm2_create(t, h, sp->name, sp->namelen, &a, tmpl, T.auth,
+		       T.authlen, (const uint8_t *)"secret", 6, &priv, sp + 2));
 out:
 	tpm2_session_flush(t, s);
 	if (transient)
@@ -846,19 +894,21 @@ static void flow_nv(struct tpm *t, int flags, int arg)
 	memset(buf, 0x66, sizeof(buf));
 	switch (op) {
 	case 0:
-		tpm2_nv_read(t, &x, buf, p.size, 0);
+		if (OK(tpm2_nv_read(t, &x, buf, p.size, 0)) &&
+		    p.size <= x.chunk)
+			same_plain(buf, p.size);
 		break;
 	case 1:
-		tpm2_nv_write(t, &x, buf, p.size, 0);
+		OK(tpm2_nv_write(t, &x, buf, p.size, 0));
 		break;
 	case 2:
-		tpm2_nv_increment(t, &x);
+		OK(tpm2_nv_increment(t, &x));
 		break;
 	case 3:
-		tpm2_nv_setbits(t, &x, 5);
+		OK(tpm2_nv_setbits(t, &x, 5));
 		break;
 	case 4:
-		tpm2_nv_extend(t, &x, buf, 16);
+		OK(tpm2_nv_extend(t, &x, buf, 16));
 		break;
 	}
 	nv_auth_end(t, &na);
@@ -874,14 +924,14 @@ static void flow_nvdefine(struct tpm *t, int arg)
 	if (nv_hier_auth_begin(t, &na, TPM2_RH_OWNER, arg & 1 ? "str:pw" :
 			       NULL, 1))
 		return;
-	rc = tpm2_nv_define(t, TPM2_RH_OWNER, &na.a, (const uint8_t *)"pw",
-			    2, &T.nv);
+	rc = !OK(tpm2_nv_define(t, TPM2_RH_OWNER, &na.a,
+				(const uint8_t *)"pw", 2, &T.nv));
 	nv_auth_end(t, &na);
 	/* nvrelease: a session of its own that does not encrypt. */
 	if (rc || nv_hier_auth_begin(t, &na, TPM2_RH_OWNER, arg & 1 ?
 				     "str:pw" : NULL, 0))
 		return;
-	tpm2_nv_undefine(t, TPM2_RH_OWNER, &na.a, &T.nv);
+	OK(tpm2_nv_undefine(t, TPM2_RH_OWNER, &na.a, &T.nv));
 	nv_auth_end(t, &na);
 }
 
@@ -904,22 +954,22 @@ static void flow_takeown(struct tpm *t, int arg)
 			       SESS_ENC_CMD, &s))
 		goto out;
 	tpm2_session_use(s, &a, T.auth, T.authlen);
-	if (tpm2_hierarchy_change_auth(t, TPM2_RH_OWNER, &a, nw,
-				       arg & 1 ? sizeof(nw) : 0))
+	if (!OK(tpm2_hierarchy_change_auth(t, TPM2_RH_OWNER, &a, nw,
+					   arg & 1 ? sizeof(nw) : 0)))
 		goto out;
 	set_auth(arg & 1 ? "newpw" : "");
 	tpm2_session_set_flags(s, 0);
 	tpm2_session_use(s, &a, T.auth, T.authlen);
-	if (tpm2_da_parameters(t, &a, 32, 600, 3600))
+	if (!OK(tpm2_da_parameters(t, &a, 32, 600, 3600)))
 		goto out;
 	if (transient) {
 		tpm2_session_use(s, &a, T.auth, T.authlen);
-		if (tpm2_evict(t, &a, h, sp->name, sp->namelen,
-			       TPM2_SRK_HANDLE) == 0)
+		if (OK(tpm2_evict(t, &a, h, sp->name, sp->namelen,
+				  TPM2_SRK_HANDLE)))
 			transient = 0;
 	}
 	tpm2_session_use(s, &a, T.auth, T.authlen);
-	tpm2_clear(t, TPM2_RH_LOCKOUT, &a);
+	OK(tpm2_clear(t, TPM2_RH_LOCKOUT, &a));
 out:
 	tpm2_session_flush(t, s);
 	if (transient)
@@ -940,7 +990,7 @@ static void flow_clear(struct tpm *t, int arg)
 			       TPM2_RH_NULL, NULL, 0, 0, &s))
 		return;
 	tpm2_session_use(s, &a, T.auth, T.authlen);
-	tpm2_clear(t, arg & 2 ? TPM2_RH_PLATFORM : TPM2_RH_LOCKOUT, &a);
+	OK(tpm2_clear(t, arg & 2 ? TPM2_RH_PLATFORM : TPM2_RH_LOCKOUT, &a));
 	tpm2_session_flush(t, s);
 }
 
@@ -999,12 +1049,15 @@ static void flow_multi(struct tpm *t, int flags, int arg)
 	}
 	c.params = pb;
 	c.plen = b.len;
-	if (tpm2_call(t, &c) == 0 && c.cc == TPM2_CC_NV_Read) {
+	if (OK(tpm2_call(t, &c)) && c.cc == TPM2_CC_NV_Read) {
 		uint8_t d[16];
 		struct tb r;
+		size_t k;
 
 		tb_init_read(&r, c.rparams, c.rplen);
-		tb_get_tpm2b(&r, d, sizeof(d));
+		k = tb_get_tpm2b(&r, d, sizeof(d));
+		if (!tb_err(&r))
+			same_plain(d, k);
 	}
 out:
 	for (i = 0; i < 3; i++)
