@@ -96,6 +96,7 @@ static struct {
 	uint8_t plain[TPM_BUF_SIZE];	/* the last response's parameters */
 	size_t plainlen;		/* before encryption */
 	int clear;		/* ... sent in clear although encrypted */
+	uint32_t primary;	/* the handle CreatePrimary answered */
 } T;
 
 static struct tpm2_public srk_ecc, srk_rsa;
@@ -215,7 +216,7 @@ static size_t entity_auth(uint32_t h, const uint8_t **p)
 {
 	static const uint8_t none[1];
 
-	if (h == TPM2_SRK_HANDLE || h == PRIMARY) {
+	if (h == TPM2_SRK_HANDLE || h == T.primary) {
 		*p = none;
 		return 0;
 	}
@@ -576,6 +577,9 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 	ctl = get8();
 	kind = ctl & 7;
 	damage = (ctl >> 3) & 7;
+	if (getenv("FUZZ_SESSION_VERBOSE"))
+		fprintf(stderr, "  %s: kind %d damage %d sessions %d\n",
+			tpm2_cc_name(cc), kind, damage, na);
 	if (kind == 3) {
 		const uint8_t *av;
 		size_t al;
@@ -727,6 +731,8 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 	*rlen = o.len;
 	if (cc == TPM2_CC_StartAuthSession)
 		start_session(h, params, plen, rh, gp, gplen);
+	if (cc == TPM2_CC_CreatePrimary)
+		T.primary = rh;
 	return 0;
 }
 
