@@ -97,9 +97,10 @@ static struct {
 	size_t plainlen;		/* before encryption */
 	int clear;		/* ... sent in clear although encrypted */
 	uint32_t primary;	/* the handle CreatePrimary answered */
+	const struct tpm2_public *pk;	/* the key CreatePrimary makes */
 } T;
 
-static struct tpm2_public srk_ecc, srk_rsa;
+static struct tpm2_public srk_ecc, srk_rsa, odd;
 static mbedtls_rsa_context rsa_key;
 
 /* ---- the fuzzer's stream ---- */
@@ -169,6 +170,43 @@ static void keys_init(void)
 static const struct tpm2_public *srk(void)
 {
 	return T.rsa ? &srk_rsa : &srk_ecc;
+}
+
+/* A primary key lib/ must salt to with another hash, or refuse. */
+static const struct tpm2_public *odd_key(int v)
+{
+	odd = *srk();
+	switch (v) {
+	case 0: odd.name_alg = TPM2_ALG_SHA1; break;
+	case 1: odd.name_alg = TPM2_ALG_SHA384; break;
+	case 2: odd.name_alg = TPM2_ALG_SHA512; break;
+	case 3: odd.attrs &= ~TPMA_OBJECT_DECRYPT; break;
+	case 4: odd.attrs &= ~TPMA_OBJECT_RESTRICTED; break;
+	case 5:		/* off the curve; an even modulus */
+		if (T.rsa)
+			odd.rsa_n[255] ^= 1;
+		else
+			odd.ecc_y[31] ^= 1;
+		break;
+	case 6: odd.name_alg = TPM2_ALG_SM3_256; break;
+	default:
+		odd.type = TPM2_ALG_KEYEDHASH;
+		odd.scheme = TPM2_ALG_NULL;
+		odd.uniquelen = 0;
+	}
+	if (tpm2_public_finish(&odd))
+		odd.namelen = 0;
+	return &odd;
+}
+
+static mbedtls_md_type_t md_of(uint16_t alg)
+{
+	switch (alg) {
+	case TPM2_ALG_SHA1: return MBEDTLS_MD_SHA1;
+	case TPM2_ALG_SHA384: return MBEDTLS_MD_SHA384;
+	case TPM2_ALG_SHA512: return MBEDTLS_MD_SHA512;
+	}
+	return MBEDTLS_MD_SHA256;
 }
 
 /* ---- the model TPM ---- */
@@ -249,7 +287,9 @@ static void start_session(const uint32_t *h, const uint8_t *params,
 			  size_t plen, uint32_t handle, const uint8_t *rp,
 			  size_t rplen)
 {
-	uint8_t nc[64], es[600], kin[64 + 64], salt[32];
+	uint8_t nc[64], es[600], kin[64 + 64], salt[64];
+	const struct tpm2_public *k = h[0] && h[0] == T.primary ? T.pk : srk();
+	size_t d = hash_size(k->name_alg);
 	size_t ncn, esn, kinlen = 0;
 	struct fsess *s = NULL;
 	struct tb b;
@@ -285,14 +325,19 @@ static void start_session(const uint32_t *h, const uint8_t *params,
 		kinlen = n;
 	}
 	if (h[0] != TPM2_RH_NULL) {
+		/* The salt: nameAlg-sized, OAEP or KDFe with nameAlg. */
+		if (!d || d > sizeof(salt))
+			d = 32;
 		if (T.rsa) {
 			size_t n = 0;
 
+			mbedtls_rsa_set_padding(&rsa_key, MBEDTLS_RSA_PKCS_V21,
+						md_of(k->name_alg));
 			if (esn != 256 ||
 			    mbedtls_rsa_rsaes_oaep_decrypt(&rsa_key, rng_cb,
 					NULL, MBEDTLS_RSA_PRIVATE,
 					(const uint8_t *)"SECRET", 7, &n, es,
-					salt, sizeof(salt)) || n != 32)
+					salt, sizeof(salt)) || n != d)
 				memset(salt, 0, sizeof(salt));
 		} else {
 			uint8_t ex[32];
@@ -301,12 +346,12 @@ static void start_session(const uint32_t *h, const uint8_t *params,
 			 * ephemeral x. */
 			tb_init_read(&b, es, esn);
 			if (tb_get_tpm2b(&b, ex, 32) != 32 ||
-			    kdfe(TPM2_ALG_SHA256, ex, 32, "SECRET", ex, 32,
-				 gx, 32, salt, 256))
+			    kdfe(k->name_alg, ex, 32, "SECRET", ex, 32,
+				 k->ecc_x, k->ecc_xlen, salt, d * 8))
 				memset(salt, 0, sizeof(salt));
 		}
-		memcpy(kin + kinlen, salt, 32);
-		kinlen += 32;
+		memcpy(kin + kinlen, salt, d);
+		kinlen += d;
 	}
 	if (kinlen) {
 		if (kdfa(TPM2_ALG_SHA256, kin, kinlen, "ATH", s->ntpm, s->nn,
@@ -347,6 +392,7 @@ static uint32_t model(uint32_t cc, const uint32_t *h, const uint8_t *params,
 		tb_put_tpm2b(o, k->name, k->namelen);
 		break;
 	case TPM2_CC_CreatePrimary:
+		k = T.pk;
 		rh = PRIMARY;
 		tb_put_tpm2b(o, k->raw, k->rawlen);
 		tb_put_tpm2b(o, fill, 10);		/* creationData */
@@ -773,7 +819,8 @@ static void flow_unseal(struct tpm *t, int arg)
 
 	if (!sp)
 		return;
-	if (tpm2_srk_get(t, T.rsa, NULL, 0, &h, sp, &transient, &other))
+	if (tpm2_srk_get(t, T.rsa, NULL, 0, &h, sp, &transient, &other) ||
+	    other)
 		goto out;
 	pub->type = TPM2_ALG_KEYEDHASH;
 	pub->name_alg = TPM2_ALG_SHA256;
@@ -853,7 +900,8 @@ static void flow_seal(struct tpm *t, int arg)
 		tpm2_session_flush(t, s);
 		s = NULL;
 	}
-	if (tpm2_srk_get(t, T.rsa, NULL, 0, &h, sp, &transient, &other))
+	if (tpm2_srk_get(t, T.rsa, NULL, 0, &h, sp, &transient, &other) ||
+	    other)
 		goto out;
 	tmpl->type = TPM2_ALG_KEYEDHASH;
 	tmpl->name_alg = TPM2_ALG_SHA256;
@@ -1024,7 +1072,8 @@ static void flow_multi(struct tpm *t, int flags, int arg)
 			       T.auth, T.authlen, arg & 8 ? SESS_ENC_RSP : 0,
 			       &s[0]))
 		goto out;
-	if (tpm2_srk_get(t, T.rsa, NULL, 0, &h, sp, &transient, &other))
+	if (tpm2_srk_get(t, T.rsa, NULL, 0, &h, sp, &transient, &other) ||
+	    other)
 		goto out;
 	for (i = 1; i < n; i++)
 		if (tpm2_session_start(t, flags & 16 ? TPM2_SE_POLICY :
@@ -1089,6 +1138,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	T.in = data + 3;
 	T.left = size - 3;
 	T.rsa = flags & 1;
+	/* flags bit 7: CreatePrimary makes an odd key (flow bits 3, 6-7). */
+	T.pk = flags & 0x80 ? odd_key((flow >> 3 & 1) | (flow >> 5 & 6)) :
+	       srk();
 	T.no_srk = flags & 2;
 	set_auth(flags & 4 ? "" : "pw");
 	T.secretlen = flags & 32 ? 32 : 1 + arg % 128;
