@@ -97,6 +97,7 @@ static struct {
 	size_t plainlen;		/* before encryption */
 	int clear;		/* ... sent in clear although encrypted */
 	uint32_t primary;	/* the handle CreatePrimary answered */
+	int has_primary;
 	const struct tpm2_public *pk;	/* the key CreatePrimary makes */
 } T;
 
@@ -254,7 +255,7 @@ static size_t entity_auth(uint32_t h, const uint8_t **p)
 {
 	static const uint8_t none[1];
 
-	if (h == TPM2_SRK_HANDLE || h == T.primary) {
+	if (h == TPM2_SRK_HANDLE || (T.has_primary && h == T.primary)) {
 		*p = none;
 		return 0;
 	}
@@ -288,7 +289,8 @@ static void start_session(const uint32_t *h, const uint8_t *params,
 			  size_t rplen)
 {
 	uint8_t nc[64], es[600], kin[64 + 64], salt[64];
-	const struct tpm2_public *k = h[0] && h[0] == T.primary ? T.pk : srk();
+	const struct tpm2_public *k = T.has_primary && h[0] == T.primary ?
+				      T.pk : srk();
 	size_t d = hash_size(k->name_alg);
 	size_t ncn, esn, kinlen = 0;
 	struct fsess *s = NULL;
@@ -777,8 +779,10 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 	*rlen = o.len;
 	if (cc == TPM2_CC_StartAuthSession)
 		start_session(h, params, plen, rh, gp, gplen);
-	if (cc == TPM2_CC_CreatePrimary)
+	if (cc == TPM2_CC_CreatePrimary) {
 		T.primary = rh;
+		T.has_primary = 1;
+	}
 	return 0;
 }
 
