@@ -10,8 +10,18 @@
  * XOR), and computes each response HMAC over whatever parameters the
  * fuzzer chose.  lib/ then accepts the authorization and parses.
  *
- * Input: flow, flags, arg, then one record per command (the stream; when
- * it runs out every command gets the model's good answer):
+ * Input: flow, flags, arg, then one record per command.
+ *   flow   bits 0-2 the flow (the lib/ calls of unseal, seal, an NV
+ *          access, nvdefine+nvrelease, takeown, clearall, a multi-session
+ *          NV access), 4-5 the NV index type, 3 and 6-7 the odd key
+ *   flags  bit 0 RSA salt key (else ECC), 1 nothing persisted at
+ *          0x81000001, 2 empty auth values, 3 NV by --owner-auth,
+ *          4 policy sessions in the multi-session flow, 5 a 32-byte
+ *          secret, 6 the index is written, 7 CreatePrimary makes an odd
+ *          key (odd_key)
+ *   arg    options of the flow
+ * The records (when the stream runs out every command gets the model's
+ * good answer):
  *   ctl            bits 0-2 what to answer:
  *                    0, 6, 7  the model's answer
  *                    1  response parameters from the stream: u16 n, bytes
@@ -26,7 +36,11 @@
  * Damage: 1 HMAC bit flipped, 2 HMAC over another nonceCaller, 3 sent
  * attributes differ from the HMACed ones, 4 HMAC cut to 16 bytes, 5 HMAC
  * keyed without/with the authValue the other way round, 6 the first
- * parameter left in clear although the session encrypts. */
+ * parameter left in clear although the session encrypts.
+ *
+ * Besides the sanitizers, two checks abort: lib/ accepted an answer whose
+ * HMAC the harness broke (or raw bytes for a command with an HMAC
+ * session), and a decrypted secret differs from the one the TPM sent. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
