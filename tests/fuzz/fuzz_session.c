@@ -737,9 +737,16 @@ static int respond(const uint8_t *cmd, size_t clen, uint8_t *rsp, size_t cap,
 		tb_put_tpm2b(&o, nonces[i], nnew[i]);
 		if (!rsp_key(ca, (int)i, ncauth, cc, h, params, plen, &av,
 			     &al)) {
-			/* No HMAC: a policy password, or no key at all. */
+			/* No HMAC: a policy password, or no key at all
+			 * (damage: one anyway). */
 			tb_put_u8(&o, attrs);
-			tb_put_u16(&o, 0);
+			if (damage >= 1 && damage <= 5) {
+				T.damaged = 1;
+				memset(mac, 0x5a, sizeof(mac));
+				tb_put_tpm2b(&o, mac, sizeof(mac));
+			} else {
+				tb_put_u16(&o, 0);
+			}
 			memcpy(s->ntpm, nonces[i], nnew[i] > 64 ? 64 : nnew[i]);
 			s->nn = nnew[i] > 64 ? 64 : nnew[i];
 			continue;
