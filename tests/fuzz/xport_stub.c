@@ -2,7 +2,9 @@
  * fuzzer input.  xport_transmit hands out the next response, checked the
  * way the real transport checks it (header size 10..cap, all of it
  * present), so what follows the transport sees exactly what a TPM or an
- * interposer on the bus could deliver. */
+ * interposer on the bus could deliver.  A target that must see the
+ * commands to answer them (fuzz_session signs its answers) sets a
+ * responder instead (stub_respond). */
 #include <string.h>
 
 #include "transport.h"
