@@ -959,7 +959,7 @@ static void flow_nv(struct tpm *t, int flags, int arg)
 	struct nv_public p;
 	struct nv_access x;
 	struct nv_auth na;
-	int op = arg % 5, owner = flags & 8;
+	int op = arg % 5, owner = flags & 8, ok = 0;
 
 	set_auth("pw");
 	if (tpm2_nv_readpublic(t, NV_INDEX, &p))
@@ -973,24 +973,25 @@ static void flow_nv(struct tpm *t, int flags, int arg)
 	memset(buf, 0x66, sizeof(buf));
 	switch (op) {
 	case 0:
-		if (OK(tpm2_nv_read(t, &x, buf, p.size, 0)) &&
+		if ((ok = OK(tpm2_nv_read(t, &x, buf, p.size, 0))) &&
 		    p.size <= x.chunk)
 			same_plain(buf, p.size);
 		break;
 	case 1:
-		OK(tpm2_nv_write(t, &x, buf, p.size, 0));
+		ok = OK(tpm2_nv_write(t, &x, buf, p.size, 0));
 		break;
 	case 2:
-		OK(tpm2_nv_increment(t, &x));
+		ok = OK(tpm2_nv_increment(t, &x));
 		break;
 	case 3:
-		OK(tpm2_nv_setbits(t, &x, 5));
+		ok = OK(tpm2_nv_setbits(t, &x, 5));
 		break;
 	case 4:
-		OK(tpm2_nv_extend(t, &x, buf, 16));
+		ok = OK(tpm2_nv_extend(t, &x, buf, 16));
 		break;
 	}
-	nv_auth_end(t, &na);
+	/* A failure goes through the hint path (the code is in t->e). */
+	nv_auth_end(t, &na, !ok);
 }
 
 /* nvdefine / nvrelease with --owner-auth. */
@@ -1005,13 +1006,13 @@ static void flow_nvdefine(struct tpm *t, int arg)
 		return;
 	rc = !OK(tpm2_nv_define(t, TPM2_RH_OWNER, &na.a,
 				(const uint8_t *)"pw", 2, &T.nv));
-	nv_auth_end(t, &na);
+	nv_auth_end(t, &na, rc);
 	/* nvrelease: a session of its own that does not encrypt. */
 	if (rc || nv_hier_auth_begin(t, &na, TPM2_RH_OWNER, arg & 1 ?
 				     "str:pw" : NULL, 0))
 		return;
-	OK(tpm2_nv_undefine(t, TPM2_RH_OWNER, &na.a, &T.nv));
-	nv_auth_end(t, &na);
+	rc = !OK(tpm2_nv_undefine(t, TPM2_RH_OWNER, &na.a, &T.nv));
+	nv_auth_end(t, &na, rc);
 }
 
 /* takeown: new auth values over a session salted to the SRK, the TPM
