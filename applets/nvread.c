@@ -98,6 +98,8 @@ static int run(struct ctx *c, int argc, char **argv)
 
 	/* Step 2: the authorization, then whether there is anything to
 	 * read, then read it in chunks. */
+	if (!(data = malloc(size)))
+		return ctx_usage(c, "out of memory");
 	memset(&x, 0, sizeof(x));
 	x.p = &p;
 	x.chunk = buffer_max;
@@ -109,13 +111,11 @@ static int run(struct ctx *c, int argc, char **argv)
 		err_hint(&c->e, "write it first (nvwrite, nvincrement, "
 			 "nvextend or nvsetbits by its type)");
 	}
-	data = rc ? NULL : malloc(size * 2 + 2);
-	if (!rc && !data)
-		rc = err_set(&c->e, EX_FAIL, "out of memory");
 	if (!rc)
 		rc = tpm2_nv_read(t, &x, data, size, (size_t)offset);
 	rc = nv_auth_end(t, &na, rc);
 	if (rc) {
+		explicit_bzero(data, size);	/* a chunk may have arrived */
 		free(data);
 		return ctx_fail(c);
 	}

@@ -348,7 +348,7 @@ int keyfile_decode(const char *text, size_t n, struct keyfile *k,
 	int rc;
 
 	memset(k, 0, sizeof(*k));
-	if ((rc = pem_get(text, n, PEM_KEY, "blob", &der, &dlen, e)))
+	if (pem_get(text, n, PEM_KEY, "blob", &der, &dlen, e))
 		return not_a_blob(e);
 	rc = tpmkey_parse(der, dlen, &t, "blob", e);
 	explicit_bzero(der, dlen);
@@ -358,7 +358,7 @@ int keyfile_decode(const char *text, size_t n, struct keyfile *k,
 	explicit_bzero(&t, sizeof(t));
 	if (rc)
 		return rc;
-	if ((rc = pem_get(text, n, PEM_EXTRA, "blob", &x, &xlen, e)))
+	if (pem_get(text, n, PEM_EXTRA, "blob", &x, &xlen, e))
 		return not_a_blob(e);
 	rc = decode_extra(x, xlen, k, e);
 	free(x);
