@@ -593,6 +593,7 @@ static int salted(struct tpm *t, struct nv_auth *na, int flags)
 		return rc;
 	}
 	if (rc || !tpm2_srk_matches(pub, NULL)) {
+		err_clear(t->e);	/* no SRK: not an error, we make one */
 		tpm2_srk_template(tmpl, 0);
 		rc = tpm2_create_primary(t, TPM2_RH_NULL, NULL, tmpl, NULL, 0,
 					 &key, pub);
