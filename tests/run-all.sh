@@ -25,32 +25,32 @@ pass=$((pass + p)); fail=$((fail + f))
 # briefly, then the whole suite again on an ASan+UBSan build plus valgrind
 # on the unit tests.  Each gate counts as one test.  CHECK_QUICK=1 skips
 # them (for a fast local loop).
+
+# gate NAME WHAT-IT-PROVES COMMAND...: one test, ok or not ok.
+gate() {
+	local name=$1 proves=$2
+	shift 2
+	if "$@"; then
+		echo "ok $name: $proves"
+		pass=$((pass + 1))
+	else
+		echo "not ok $name: see above"
+		fail=$((fail + 1))
+	fi
+}
+fuzz_gate() {
+	FUZZ_SECONDS=${FUZZ_SECONDS:-3} bash tests/fuzz/run.sh \
+		> "${TMPDIR:-/tmp}/tpmbox-fuzz.log" 2>&1 ||
+		{ tail -40 "${TMPDIR:-/tmp}/tpmbox-fuzz.log"; return 1; }
+}
 if [ -z "${CHECK_QUICK:-}" ]; then
 	echo "== static analysis: cppcheck and scan-build"
-	if bash tests/static.sh; then
-		echo "ok static analysis: cppcheck and scan-build report nothing"
-		pass=$((pass + 1))
-	else
-		echo "not ok static analysis: see above"
-		fail=$((fail + 1))
-	fi
+	gate "static analysis" "cppcheck and scan-build report nothing" \
+		bash tests/static.sh
 	echo "== fuzz: every target for ${FUZZ_SECONDS:-3} s"
-	if FUZZ_SECONDS=${FUZZ_SECONDS:-3} bash tests/fuzz/run.sh > "${TMPDIR:-/tmp}/tpmbox-fuzz.log" 2>&1; then
-		echo "ok fuzz: no crash, leak or timeout in any target"
-		pass=$((pass + 1))
-	else
-		tail -40 "${TMPDIR:-/tmp}/tpmbox-fuzz.log"
-		echo "not ok fuzz: see above"
-		fail=$((fail + 1))
-	fi
+	gate fuzz "no crash, leak or timeout in any target" fuzz_gate
 	echo "== sanitizers: every suite on an ASan+UBSan build, valgrind on unit tests"
-	if bash tests/asan.sh; then
-		echo "ok sanitizers: 0 findings"
-		pass=$((pass + 1))
-	else
-		echo "not ok sanitizers: see above"
-		fail=$((fail + 1))
-	fi
+	gate sanitizers "0 findings" bash tests/asan.sh
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
