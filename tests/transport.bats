@@ -272,7 +272,10 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 }
 
 @test "transport: 150 damaged responses: no crash, no hang, valid JSON whenever it succeeds" {
-	FAKETPM_TARGET=${TPMBOX_TCTI#swtpm:path=} FAKETPM_SEED=$RANDOM fake mutate
+	# TRANSPORT_SEED=N replays a run; a failure prints its seed.
+	seed=${TRANSPORT_SEED:-$RANDOM}
+	echo "faketpm mutate seed $seed"
+	FAKETPM_TARGET=${TPMBOX_TCTI#swtpm:path=} FAKETPM_SEED=$seed fake mutate
 	d=$BATS_TEST_TMPDIR
 	oks=0 fails=0
 	for i in $(seq 1 50); do
