@@ -30,6 +30,10 @@
 #define TPMKEY_PRIV_MAX		(2 + 1024)	/* TPM2B_PRIVATE */
 #define TPMKEY_POLICY_MAX	4	/* policy commands */
 #define TPMKEY_POLICY_BODY	128	/* bytes of one commandPolicy */
+/* DER bytes of the largest TPMKey tpmkey_der writes */
+#define TPMKEY_DER_MAX		(64 + TPMKEY_POLICY_MAX * \
+				 (TPMKEY_POLICY_BODY + 16) + TPMKEY_PUB_MAX + \
+				 TPMKEY_PRIV_MAX + 16)
 
 enum { TPMKEY_LOADABLE = 3, TPMKEY_SEALED = 5 };	/* the OID's last arc */
 

@@ -105,8 +105,7 @@ static void encode_extra(const struct keyfile *k, struct tb *b)
 int keyfile_encode(const struct keyfile *k, char **pem, size_t *n,
 		   struct tberr *e)
 {
-	uint8_t der[64 + TPMKEY_POLICY_MAX * (TPMKEY_POLICY_BODY + 16) +
-		    TPMKEY_PUB_MAX + TPMKEY_PRIV_MAX + 16];
+	uint8_t der[TPMKEY_DER_MAX];
 	size_t xcap = extra_size(k);
 	uint8_t *x = malloc(xcap);
 	struct tpmkey t;

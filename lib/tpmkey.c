@@ -173,8 +173,7 @@ int tpmkey_parse(const uint8_t *d, size_t n, struct tpmkey *k,
 int tpmkey_encode(const struct tpmkey *k, char **pem, size_t *n,
 		  const char *what, struct tberr *e)
 {
-	uint8_t der[64 + TPMKEY_POLICY_MAX * (TPMKEY_POLICY_BODY + 16) +
-		    TPMKEY_PUB_MAX + TPMKEY_PRIV_MAX + 16];
+	uint8_t der[TPMKEY_DER_MAX];
 	struct tb b;
 	int rc;
 
