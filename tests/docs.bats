@@ -24,10 +24,10 @@ load helpers/common
 	cd "$BATS_TEST_DIRNAME/.."
 	missing=
 	for a in $("$TPMBOX" --list | awk '{print $1}'); do
-		[ -f "man/$a.1" ] || missing="$missing man:$a"
+		[ -f "man/tpmbox-$a.1" ] || missing="$missing man:$a"
 		grep -q "\`$a\`" README.md || missing="$missing readme:$a"
 		grep -lqw -- "$a" tests/*.bats || missing="$missing test:$a"
-		grep -q "BR $a (1)" man/tpmbox.1 || missing="$missing see-also:$a"
+		grep -q "BR tpmbox-$a (1)" man/tpmbox.1 || missing="$missing see-also:$a"
 	done
 	[ -z "$missing" ] || { echo "missing:$missing"; false; }
 }
