@@ -53,29 +53,44 @@ unit-bin: $(UNIT_BIN)
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
 
+# Missing Debian packages are installed when root, else named (exit 1).
 deps:
-	@sh tests/helpers/install-deps.sh
+	@sh tests/helpers/install-deps.sh check
+
+demo-deps:
+	@sh tests/helpers/install-deps.sh demo
 
 check: deps
 	@$(MAKE) --no-print-directory $(BIN) unit-bin
 	@TPMBOX=$(abspath $(BIN)) BUILD=$(BUILD) bash tests/run-all.sh
 
-demo: $(BIN)
+demo: demo-deps
+	@$(MAKE) --no-print-directory $(BIN)
 	@TPMBOX=$(abspath $(BIN)) bash tests/helpers/demo.sh
+
+# The README's two commands on a fresh Debian 12 minbase root (debootstrap,
+# chroot; root only).  Not part of check: it takes as long again.
+freshcheck:
+	@bash tests/helpers/freshcheck.sh
 
 bench: $(BIN)
 	@TPMBOX=$(abspath $(BIN)) bash bench/bench.sh
 
+# The binary goes on PATH; the applet links go to a libexec directory of
+# their own, where no name can replace another package's file (GNU info's
+# /usr/bin/info); `tpmbox --install DIR` puts them on PATH for those who
+# want them there.  Man pages are tpmbox-APPLET(1).
+LIBEXECDIR ?= $(PREFIX)/libexec/tpmbox
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBEXECDIR) \
+		$(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tpmbox
-	for a in $(APPLETS); do ln -sf tpmbox $(DESTDIR)$(PREFIX)/bin/$$a; done
+	for a in $(APPLETS); do ln -sf $(PREFIX)/bin/tpmbox \
+		$(DESTDIR)$(LIBEXECDIR)/$$a; done
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 completions/tpmbox.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tpmbox
-	for a in $(APPLETS); do ln -sf tpmbox \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$a; done
 
 # Fuzzing and sanitizers (issue 5; see docs/hardening.md).
 FUZZ_SECONDS ?= 10
@@ -99,4 +114,4 @@ completion: $(BIN)
 clean:
 	rm -rf $(BUILD) $(BIN)
 
-.PHONY: all fuzz fuzz-coverage asan static completion unit unit-bin deps check demo bench install clean
+.PHONY: all fuzz fuzz-coverage asan static completion unit unit-bin deps demo-deps check demo freshcheck bench install clean

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "applet.h"
@@ -130,50 +131,102 @@ int ctx_print_pcrs(struct ctx *c, const struct pcr_vals *v, int json)
 static void usage_main(FILE *f)
 {
 	fprintf(f, "usage: tpmbox [-T CONF] [--timeout S] APPLET [ARGS...]\n"
-		"       tpmbox --list | --install [-s] DIR | --version\n"
+		"       tpmbox --list | --install [-s] [-f] DIR | --version\n"
 		"A link named after an applet runs that applet.\n"
 		"See 'tpmbox --list' and 'tpmbox APPLET --help'.\n");
 }
 
+/* Is PATH already this binary: the same file (a hard link), or a
+ * symbolic link that resolves to it? */
+static int is_self(const char *path, const struct stat *self)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_dev == self->st_dev &&
+	       st.st_ino == self->st_ino;
+}
+
+/* --install [-s] [-f] DIR: a link per applet, made under a temporary name
+ * and renamed over the applet's name, so a name never goes missing.  A
+ * name that is some other program (GNU info in /usr/bin, say) is left
+ * alone unless -f.  Hard links cannot cross file systems: that is one
+ * error with the hint, not one error per applet. */
 static int install_links(int argc, char **argv)
 {
 	char self[PATH_MAX];
 	const char *dir = NULL;
-	int sym = 0, i, fails = 0;
+	int sym = 0, force = 0, i, fails = 0, kept = 0;
+	struct stat self_st, st;
 	ssize_t n;
 	size_t k;
 
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "-s") == 0)
 			sym = 1;
-		else if (!dir)
+		else if (strcmp(argv[i], "-f") == 0)
+			force = 1;
+		else if (!dir && argv[i][0] != '-')
 			dir = argv[i];
 		else
 			dir = NULL, i = argc;
 	}
 	if (!dir) {
-		fprintf(stderr, "tpmbox: usage: tpmbox --install [-s] DIR\n");
+		fprintf(stderr, "tpmbox: usage: tpmbox --install [-s] [-f] DIR\n");
 		return EX_USAGE;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0) {
+	if (n < 0 || (self[n] = '\0', stat(self, &self_st) != 0)) {
 		fprintf(stderr, "tpmbox --install: cannot find my own path: "
 			"%s\n", strerror(errno));
 		return EX_IO;
 	}
-	self[n] = '\0';
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "tpmbox --install: %s: %s\n", dir,
+			access(dir, F_OK) != 0 ? strerror(errno) :
+			"not a directory");
+		return EX_IO;
+	}
 	for (k = 0; k < NAPPLETS; k++) {
-		char path[PATH_MAX];
+		char path[PATH_MAX], tmp[PATH_MAX];
 
 		snprintf(path, sizeof(path), "%s/%s", dir, applets[k]->name);
-		unlink(path);
-		if ((sym ? symlink(self, path) : link(self, path)) != 0) {
+		snprintf(tmp, sizeof(tmp), "%s/.%s.tpmbox-install", dir,
+			 applets[k]->name);
+		if (!force && lstat(path, &st) == 0 && !is_self(path, &self_st)) {
+			fprintf(stderr, "tpmbox --install: %s exists and is "
+				"not tpmbox: left alone\n", path);
+			kept++;
+			continue;
+		}
+		unlink(tmp);
+		if ((sym ? symlink(self, tmp) : link(self, tmp)) != 0) {
+			if (errno == EXDEV) {
+				fprintf(stderr, "tpmbox --install: cannot "
+					"hard-link %s into %s: another file "
+					"system\nhint: tpmbox --install -s %s "
+					"makes symbolic links\n", self, dir,
+					dir);
+				return EX_IO;
+			}
 			fprintf(stderr, "tpmbox --install: %s: %s\n", path,
 				strerror(errno));
 			fails++;
+			if (errno == EACCES || errno == EROFS ||
+			    errno == EPERM || errno == ENOSPC)
+				break;	/* the same for every name */
+			continue;
+		}
+		if (rename(tmp, path) != 0) {
+			fprintf(stderr, "tpmbox --install: %s: %s\n", path,
+				strerror(errno));
+			unlink(tmp);
+			fails++;
 		}
 	}
-	return fails ? EX_IO : 0;
+	if (kept && !fails)
+		fprintf(stderr, "hint: tpmbox --install -f %s replaces them\n",
+			dir);
+	return fails ? EX_IO : kept ? EX_FAIL : 0;
 }
 
 /* The common options, read wherever an option can be: before the applet

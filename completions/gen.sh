@@ -61,6 +61,15 @@ _tpmbox() {
 }
 TAIL
 printf '_tpmbox_applets="%s"\n' "$(echo $applets)"
-printf 'complete -F _tpmbox tpmbox'
-for a in $applets; do printf ' %s' "$a"; done
-printf '\n'
+cat <<'TAIL'
+complete -F _tpmbox tpmbox
+# An applet name is completed as tpmbox only where that name on PATH is
+# tpmbox (links made by tpmbox --install): GNU info keeps its own.
+_tpmbox_self=$(type -P tpmbox 2>/dev/null)
+for _tpmbox_a in $_tpmbox_applets; do
+	_tpmbox_p=$(type -P "$_tpmbox_a" 2>/dev/null) || continue
+	[ -n "$_tpmbox_self" ] && [ "$_tpmbox_p" -ef "$_tpmbox_self" ] &&
+		complete -F _tpmbox "$_tpmbox_a"
+done
+unset _tpmbox_a _tpmbox_p _tpmbox_self
+TAIL

@@ -79,13 +79,17 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 }
 
 @test "dispatch: 'tpmbox pcrread' equals a hard link named pcrread (--install DIR)" {
+	# a copy on the test's own file system: hard links cannot cross one
+	cp "$TPMBOX" "$BATS_TEST_TMPDIR/tpmbox"
+	self=$BATS_TEST_TMPDIR/tpmbox
 	d=$BATS_TEST_TMPDIR/bin
 	mkdir -p "$d"
-	run tb --install "$d"
+	run "$self" --install "$d"
 	assert_success
+	assert_output ""
 	[ "$(ls "$d" | sort)" = "$(applets | sort)" ]
 	for a in $(applets); do
-		[ ! -L "$d/$a" ] && [ "$d/$a" -ef "$(readlink -f "$TPMBOX")" ] || { echo "$a"; false; }
+		[ ! -L "$d/$a" ] && [ "$d/$a" -ef "$self" ] || { echo "$a"; false; }
 	done
 	[ "$("$d/pcrread" sha256:0-3+sha1:7)" = "$(tb pcrread sha256:0-3+sha1:7)" ]
 	run "$d/getrandom" --hex 8
@@ -93,9 +97,55 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 	assert_output --regexp '^[0-9a-f]{16}$'
 	run "$d/extend" -h
 	assert_line --index 0 --partial "usage: extend"
-	# --install again replaces the links
-	run tb --install "$d"
+	# --install again replaces the links, and -s turns them into symlinks
+	run "$self" --install "$d"
 	assert_success
+	run "$self" --install -s "$d"
+	assert_success
+	[ -L "$d/pcrread" ] && [ "$d/pcrread" -ef "$self" ]
+	[ "$(ls -A "$d" | sort)" = "$(applets | sort)" ]
+}
+
+@test "dispatch: --install across file systems: one error with the -s hint, nothing made" {
+	cp "$TPMBOX" "$BATS_TEST_TMPDIR/tpmbox"
+	d=$BATS_TEST_TMPDIR/other
+	mkdir -p "$d"
+	mount -t tmpfs -o size=1m tmpfs "$d" || skip "mounting a tmpfs needs root"
+	run "$BATS_TEST_TMPDIR/tpmbox" --install "$d"
+	assert_failure 3
+	assert_line --index 0 "tpmbox --install: cannot hard-link $BATS_TEST_TMPDIR/tpmbox into $d: another file system"
+	assert_line --index 1 "hint: tpmbox --install -s $d makes symbolic links"
+	[ "${#lines[@]}" -eq 2 ]
+	[ -z "$(ls -A "$d")" ]
+	# symbolic links work there, and a later hard-link try does not harm them
+	run "$BATS_TEST_TMPDIR/tpmbox" --install -s "$d"
+	assert_success
+	run "$BATS_TEST_TMPDIR/tpmbox" --install "$d"
+	assert_failure 3
+	[ "$(ls -A "$d" | sort)" = "$(applets | sort)" ]
+	[ -L "$d/info" ] && [ "$d/info" -ef "$BATS_TEST_TMPDIR/tpmbox" ]
+	umount "$d"
+}
+
+@test "dispatch: --install leaves another program's file alone unless -f" {
+	d=$BATS_TEST_TMPDIR/usrbin
+	mkdir -p "$d"
+	printf '#!/bin/sh\necho GNU info\n' > "$d/info"
+	chmod 755 "$d/info"
+	run tb --install -s "$d"
+	assert_failure 1
+	assert_line --index 0 "tpmbox --install: $d/info exists and is not tpmbox: left alone"
+	assert_line --index 1 "hint: tpmbox --install -f $d replaces them"
+	[ "$("$d/info")" = "GNU info" ]
+	[ "$d/seal" -ef "$TPMBOX" ]
+	# a second run is the same (the links already there are tpmbox's)
+	run tb --install -s "$d"
+	assert_failure 1
+	[ "${#lines[@]}" -eq 2 ]
+	run tb --install -s -f "$d"
+	assert_success
+	[ "$d/info" -ef "$TPMBOX" ]
+	[ "$(ls -A "$d" | sort)" = "$(applets | sort)" ]
 }
 
 @test "dispatch: --install -s DIR makes symbolic links that work" {
@@ -115,9 +165,15 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 @test "dispatch: --install refusals" {
 	run tb --install
 	assert_failure 2
-	assert_output --partial "usage: tpmbox --install [-s] DIR"
+	assert_output --partial "usage: tpmbox --install [-s] [-f] DIR"
 	run tb --install "$BATS_TEST_TMPDIR/does/not/exist"
 	assert_failure 3
+	assert_output "tpmbox --install: $BATS_TEST_TMPDIR/does/not/exist: No such file or directory"
+	run tb --install "$TPMBOX"
+	assert_failure 3
+	assert_output "tpmbox --install: $TPMBOX: not a directory"
+	run tb --install -x "$BATS_TEST_TMPDIR"
+	assert_failure 2
 }
 
 @test "dispatch: a link with an unknown name falls back to argv[1]" {
@@ -476,23 +532,50 @@ extended() {
 
 @test "dispatch: make install DESTDIR PREFIX puts binary, links, man pages, completion" {
 	d=$BATS_TEST_TMPDIR/root
+	# what other packages own there already must stay as it is
+	mkdir -p "$d/usr/bin" "$d/usr/share/bash-completion/completions" "$d/usr/share/man/man1"
+	echo "GNU info" > "$d/usr/bin/info"
+	echo "info's completion" > "$d/usr/share/bash-completion/completions/info"
+	echo "info's page" > "$d/usr/share/man/man1/info.1"
 	run make -s -C "$ROOT" -o "$TPMBOX" BIN="$TPMBOX" BUILD="${BUILD:-build}" \
 		install DESTDIR="$d" PREFIX=/usr
 	assert_success
+	[ "$(cat "$d/usr/bin/info")" = "GNU info" ]
+	[ "$(cat "$d/usr/share/bash-completion/completions/info")" = "info's completion" ]
+	[ "$(cat "$d/usr/share/man/man1/info.1")" = "info's page" ]
 	[ -x "$d/usr/bin/tpmbox" ]
 	cmp "$d/usr/bin/tpmbox" "$TPMBOX"
+	# /usr/bin gets tpmbox only; the applet links live in /usr/libexec/tpmbox
+	[ "$(ls "$d/usr/bin" | sort | tr '\n' ' ')" = "info tpmbox " ]
+	[ "$(ls "$d/usr/libexec/tpmbox" | sort)" = "$(applets | sort)" ]
 	for a in $(applets); do
-		[ "$(readlink "$d/usr/bin/$a")" = tpmbox ] || { echo "link $a"; false; }
-		[ -e "$d/usr/share/bash-completion/completions/$a" ] || { echo "completion $a"; false; }
+		[ "$(readlink "$d/usr/libexec/tpmbox/$a")" = /usr/bin/tpmbox ] || { echo "link $a"; false; }
 	done
-	[ "$("$d/usr/bin/pcrread" sha1:0)" = "$(tb pcrread sha1:0)" ]
+	# a link's name chooses the applet (argv[0] as the link gives it)
+	[ "$(bash -c 'exec -a /usr/libexec/tpmbox/pcrread "$0" sha1:0' "$d/usr/bin/tpmbox")" = "$(tb pcrread sha1:0)" ]
 	[ -f "$d/usr/share/man/man1/tpmbox.1" ]
-	[ "$(ls "$d/usr/share/man/man1" | sort)" = "$(ls "$ROOT/man" | grep '\.1$' | sort)" ]
-	for a in getrandom pcrread extend info; do
-		[ -f "$d/usr/share/man/man1/$a.1" ] || { echo "man $a"; false; }
+	[ "$(ls "$d/usr/share/man/man1" | grep -v '^info\.1$' | sort)" = "$(ls "$ROOT/man" | grep '\.1$' | sort)" ]
+	for a in $(applets); do
+		[ -f "$d/usr/share/man/man1/tpmbox-$a.1" ] || { echo "man $a"; false; }
 	done
+	[ "$(ls "$d/usr/share/bash-completion/completions" | sort | tr '\n' ' ')" = "info tpmbox " ]
 	cmp "$d/usr/share/bash-completion/completions/tpmbox" "$ROOT/completions/tpmbox.bash"
 	bash -n "$d/usr/share/bash-completion/completions/tpmbox"
+}
+
+@test "dispatch: the bash completion takes an applet name only where it is tpmbox" {
+	d=$BATS_TEST_TMPDIR/path
+	mkdir -p "$d/other"
+	tb --install -s "$d"
+	printf '#!/bin/sh\n' > "$d/other/info"
+	chmod 755 "$d/other/info"
+	# pcrread and seal are tpmbox's; info on PATH first is another program
+	run env PATH="$d/other:$d:$(dirname "$TPMBOX"):$PATH" bash -c \
+		"source '$ROOT/completions/tpmbox.bash'; complete -p tpmbox pcrread seal; complete -p info"
+	assert_line "complete -F _tpmbox tpmbox"
+	assert_line "complete -F _tpmbox pcrread"
+	assert_line "complete -F _tpmbox seal"
+	refute_line "complete -F _tpmbox info"
 }
 
 @test "dispatch: make demo's script runs every step and leaves no swtpm behind" {
