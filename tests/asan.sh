@@ -9,8 +9,8 @@
 #   SUITES="tests/nv.bats" tests/asan.sh
 #   ASAN_SKIP_VALGRIND=1 tests/asan.sh
 cd "$(dirname "$0")/.." || exit 3
-B=${ASAN_BUILD:-/tmp/asan-build}
-VB=${VALGRIND_BUILD:-/tmp/valgrind-build}
+B=${ASAN_BUILD:-${TMPDIR:-/tmp}/asan-build}
+VB=${VALGRIND_BUILD:-${TMPDIR:-/tmp}/valgrind-build}
 LOGS=$B/reports
 rm -rf "$LOGS"
 mkdir -p "$LOGS"

@@ -18,7 +18,7 @@ setup_file() {
 	export FD="$BATS_FILE_TMPDIR/fault"
 	mkdir -p "$FD"
 	export SOCKD
-	SOCKD=$(mktemp -d /tmp/fp.XXXXXX)
+	SOCKD=$(mktemp -d "${TMPDIR:-/tmp}/fp.XXXXXX")
 	export PROXY="$BATS_FILE_TMPDIR/faultproxy"
 	cc -O2 -Wall -Wextra -Werror -o "$PROXY" \
 		"$BATS_TEST_DIRNAME/helpers/faultproxy.c"

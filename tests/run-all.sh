@@ -3,6 +3,12 @@
 # swtpm).  Last line: "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 3
 BUILD=${BUILD:-build}
+# Everything a run leaves (bats' dirs, swtpm states, the fuzz, sanitizer
+# and static-analysis builds) goes under one private directory, removed at
+# the end: make check leaves nothing in /tmp.
+CHECK_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tpmbox-check.XXXXXX") || exit 3
+export TMPDIR=$CHECK_TMP
+trap 'rm -rf "$CHECK_TMP"' EXIT
 export TPMBOX=${TPMBOX:-$PWD/tpmbox}
 pass=0 fail=0
 for t in "$BUILD"/unit/test_*; do
@@ -40,8 +46,8 @@ gate() {
 }
 fuzz_gate() {
 	FUZZ_SECONDS=${FUZZ_SECONDS:-3} bash tests/fuzz/run.sh \
-		> "${TMPDIR:-/tmp}/tpmbox-fuzz.log" 2>&1 ||
-		{ tail -40 "${TMPDIR:-/tmp}/tpmbox-fuzz.log"; return 1; }
+		> "$TMPDIR/tpmbox-fuzz.log" 2>&1 ||
+		{ tail -40 "$TMPDIR/tpmbox-fuzz.log"; return 1; }
 }
 if [ -z "${CHECK_QUICK:-}" ]; then
 	echo "== static analysis: cppcheck and scan-build"

@@ -13,7 +13,7 @@ setup_file() {
 	cc -O2 -Wall -Wextra -Werror -o "$PROXY" \
 		"$BATS_TEST_DIRNAME/helpers/faultproxy.c"
 	export SOCKD
-	SOCKD=$(mktemp -d /tmp/sp.XXXXXX)
+	SOCKD=$(mktemp -d "${TMPDIR:-/tmp}/sp.XXXXXX")
 	# A random marker: its text and its hex must never leak.
 	export MARK
 	MARK=mk$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')

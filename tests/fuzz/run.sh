@@ -11,7 +11,7 @@
 # Exit 0 when no target crashed, leaked or timed out.
 cd "$(dirname "$0")/../.." || exit 3
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
-B=${FUZZ_BUILD:-/tmp/fuzz-build}
+B=${FUZZ_BUILD:-${TMPDIR:-/tmp}/fuzz-build}
 CC=${FUZZ_CC:-clang}
 FIX=../shared/fixtures/eventlog
 mode=fuzz

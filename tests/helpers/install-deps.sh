@@ -1,20 +1,37 @@
 #!/bin/sh
-# Install what the build and the tests need, when missing (Debian, root).
+# Install what the build and the tests need, when missing (Debian 12).
+#   install-deps.sh demo    what `make demo` needs: the build and swtpm
+#   install-deps.sh         what `make check` needs: all of it
+# As root, missing packages are installed with apt-get; otherwise the
+# exact apt-get line is printed and the exit status is 1.
 set -e
-need=""
-have() { command -v "$1" >/dev/null 2>&1; }
+what=${1:-check}
+# The build: the compiler, make, and mbedTLS's static library and headers.
+build="gcc make libc6-dev libmbedtls-dev"
+# make demo: the build and a software TPM.
+demo="$build swtpm"
+# make check: every tool a test calls, on a fresh minbase root.
+check="$demo swtpm-tools bats bats-assert bats-support tpm2-tools socat
+	openssl xxd jq bc file procps groff-base python3 time util-linux
+	clang clang-tools libclang-rt-14-dev valgrind cppcheck"
+case $what in
+demo) want=$demo ;;
+check) want=$check ;;
+*) echo "usage: install-deps.sh [demo|check]" >&2; exit 2 ;;
+esac
+
 pkg_have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
-for p in swtpm swtpm-tools libmbedtls-dev bats bats-assert bats-support \
-	 tpm2-tools socat openssl xxd groff-base python3 \
-	 clang clang-tools libclang-rt-14-dev valgrind cppcheck time; do
+need=""
+for p in $want; do
 	pkg_have "$p" || need="$need $p"
 done
-have cc || need="$need gcc make"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
-	echo "missing packages:$need (run as root or install them)" >&2
+	echo "make $what needs these packages:$need" >&2
+	echo "install them as root: apt-get install$need" >&2
 	exit 1
 fi
-echo "installing:$need" >&2
-apt-get update -qq >/dev/null
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
+echo "make $what: installing:$need" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq $need >/dev/null
