@@ -618,3 +618,19 @@ extended() {
 	assert_failure 2
 	assert_output --partial "BENCH_RUNS must be >= 20"
 }
+
+@test "dispatch: make demo's installer, not as root, names the exact apt-get line" {
+	d=$BATS_TEST_TMPDIR/fakebin
+	mkdir -p "$d"
+	# a machine where swtpm and libmbedtls-dev are missing
+	printf '#!/bin/sh\ncase "$*" in *swtpm*|*libmbedtls-dev*) exit 1 ;; esac\nprintf "install ok installed"\n' > "$d/dpkg-query"
+	chmod 755 "$d/dpkg-query"
+	# not root: a user namespace without a mapping (id -u is 65534)
+	run unshare -U env PATH="$d:$PATH" sh "$ROOT/tests/helpers/install-deps.sh" demo
+	assert_failure 1
+	assert_line "make demo needs these packages: libmbedtls-dev swtpm"
+	assert_line "install them as root: apt-get install libmbedtls-dev swtpm"
+	[ "${#lines[@]}" -eq 2 ]
+	run unshare -U env PATH="$d:$PATH" sh "$ROOT/tests/helpers/install-deps.sh" nonsense
+	assert_failure 2
+}
