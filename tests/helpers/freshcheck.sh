@@ -6,7 +6,8 @@
 # under chroot.  Needs root and debootstrap (installed when missing).
 # The last line is the inner make check's "N passed, N failed", then
 # "freshcheck: ...".  FRESH_ROOT=DIR chooses where the root is made (it is
-# removed at the end; FRESH_KEEP=1 keeps it).
+# removed at the end; FRESH_KEEP=1 keeps it).  FRESH_DEMO_ONLY=1 runs make
+# demo and then only measures what make check would install.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 3
@@ -66,13 +67,27 @@ inside() { chroot "$ROOT" /usr/bin/env -i HOME=/root TERM=dumb \
 inside "apt-get update -qq && apt-get install -y -qq make gcc >/dev/null" ||
 	{ echo "freshcheck: cannot install make and gcc in the root" >&2; exit 3; }
 
+# installed: "N packages, M MiB" (dpkg's Installed-Size, KiB)
+installed() { inside "dpkg-query -W -f='\${db:Status-Abbrev} \${Installed-Size}\n'" |
+	awk '$1 == "ii" { n++; k += $2 } END { printf "%d %d\n", n, k / 1024 }'; }
+read -r n0 m0 < <(installed)
+echo "freshcheck: the root has $n0 packages ($m0 MiB) with make and gcc"
+
 t1=$(date +%s)
 echo "== freshcheck: make demo"
 inside "cd /work/tpmbox && make demo"; demo=$?
 t2=$(date +%s)
+read -r n1 m1 < <(installed)
+if [ -n "${FRESH_DEMO_ONLY:-}" ]; then
+	inside "cd /work/tpmbox && sh tests/helpers/install-deps.sh check"
+	read -r n2 m2 < <(installed)
+	echo "freshcheck: make demo installed $((n1 - n0)) packages ($((m1 - m0)) MiB); make check would install $((n2 - n1)) more ($((m2 - m1)) MiB)"
+	exit "$demo"
+fi
 echo "== freshcheck: make check"
 inside "cd /work/tpmbox && make check"; check=$?
 t3=$(date +%s)
-pkgs=$(inside "dpkg-query -W -f='\${Status}\n' | grep -c 'ok installed'")
-echo "freshcheck: make demo exit $demo in $((t2 - t1)) s; make check exit $check in $((t3 - t2)) s; $pkgs packages in the root at the end"
+read -r n2 m2 < <(installed)
+echo "freshcheck: make demo exit $demo in $((t2 - t1)) s, installed $((n1 - n0)) packages ($((m1 - m0)) MiB)"
+echo "freshcheck: make check exit $check in $((t3 - t2)) s, installed $((n2 - n1)) packages ($((m2 - m1)) MiB)"
 [ "$demo" -eq 0 ] && [ "$check" -eq 0 ]
