@@ -88,6 +88,9 @@ echo "== freshcheck: make check"
 inside "cd /work/tpmbox && make check"; check=$?
 t3=$(date +%s)
 read -r n2 m2 < <(installed)
+# the README's promise: neither command leaves anything in /tmp
+left=$(ls -A "$ROOT/tmp")
+[ -z "$left" ] || echo "freshcheck: left in /tmp:" $left
 echo "freshcheck: make demo exit $demo in $((t2 - t1)) s, installed $((n1 - n0)) packages ($((m1 - m0)) MiB)"
 echo "freshcheck: make check exit $check in $((t3 - t2)) s, installed $((n2 - n1)) packages ($((m2 - m1)) MiB)"
-[ "$demo" -eq 0 ] && [ "$check" -eq 0 ]
+[ "$demo" -eq 0 ] && [ "$check" -eq 0 ] && [ -z "$left" ]
