@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,51 @@ char *pcr_format_json(const struct pcr_vals *v)
 	return s;
 }
 
+static const char *skip_space(const char *s)
+{
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* "BANK:INDEX HEX" with blanks around the words (and after the colon):
+ * BANK is 1..bsz-1 characters up to the colon, INDEX decimal digits, HEX
+ * one word of at most hsz-1 characters.  0, or -1 for anything else.
+ * (A hand-made reader: sscanf would pull the whole of libc's scanf,
+ * floats included, into the small static build.) */
+static int split_line(const char *s, char *bank, size_t bsz, unsigned *idx,
+		      char *hex, size_t hsz)
+{
+	const char *c, *w;
+	unsigned long v = 0;
+	size_t n;
+
+	s = skip_space(s);
+	c = strchr(s, ':');
+	if (!c || c == s || (size_t)(c - s) >= bsz)
+		return -1;
+	memcpy(bank, s, (size_t)(c - s));
+	bank[c - s] = '\0';
+	s = skip_space(c + 1);
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)*s); s++)
+		if ((v = v * 10 + (unsigned)(*s - '0')) > 0xffffffffUL)
+			return -1;
+	*idx = (unsigned)v;
+	if (!isspace((unsigned char)*s))
+		return -1;
+	w = skip_space(s);
+	for (s = w; *s && !isspace((unsigned char)*s); s++)
+		;
+	n = (size_t)(s - w);
+	if (n == 0 || n >= hsz || *skip_space(s) != '\0')
+		return -1;
+	memcpy(hex, w, n);
+	hex[n] = '\0';
+	return 0;
+}
+
 int pcr_parse_text(const char *text, struct pcr_vals *v, struct tberr *e)
 {
 	const char *p = text;
@@ -68,7 +114,7 @@ int pcr_parse_text(const char *text, struct pcr_vals *v, struct tberr *e)
 		unsigned idx;
 		uint16_t alg;
 		struct pcr_val *pv;
-		int i, used = 0;
+		int i;
 		long n;
 
 		line++;
@@ -83,8 +129,8 @@ int pcr_parse_text(const char *text, struct pcr_vals *v, struct tberr *e)
 		if (buf[strspn(buf, " \t")] == '\0' ||
 		    buf[strspn(buf, " \t")] == '#')
 			continue;
-		if (sscanf(buf, " %15[^:]:%u %129s %n", bank, &idx, hexs,
-			   &used) != 3 || buf[used] != '\0')
+		if (split_line(buf, bank, sizeof(bank), &idx, hexs,
+			       sizeof(hexs)))
 			return err_set(e, EX_USAGE, "PCR file line %d: "
 				       "expected 'BANK:INDEX HEX'", line);
 		alg = alg_from_name(bank);
