@@ -64,6 +64,40 @@ size_t der_int_size(uint32_t v)
 	return der_size(der_uint(v, c));
 }
 
+/* v without its leading zero bytes (one zero byte for zero). */
+static size_t mag_trim(const uint8_t **v, size_t n)
+{
+	while (n > 1 && (*v)[0] == 0)
+		(*v)++, n--;
+	return n;
+}
+
+static size_t mag_len(const uint8_t *v, size_t n)
+{
+	if (n == 0)
+		return 1;
+	n = mag_trim(&v, n);
+	return n + ((v[0] & 0x80) != 0);
+}
+
+void der_mag(struct tb *b, const uint8_t *v, size_t n)
+{
+	der_tl(b, DER_INT, mag_len(v, n));
+	if (n == 0) {
+		tb_put_u8(b, 0);
+		return;
+	}
+	n = mag_trim(&v, n);
+	if (v[0] & 0x80)
+		tb_put_u8(b, 0);
+	tb_put_bytes(b, v, n);
+}
+
+size_t der_mag_size(const uint8_t *v, size_t n)
+{
+	return der_size(mag_len(v, n));
+}
+
 void der_true(struct tb *b, int ctx)
 {
 	der_tl(b, (uint8_t)DER_CTX(ctx), 3);
@@ -124,4 +158,18 @@ int der_get_true(struct tb *b, int ctx, int *v)
 		return -1;
 	*v = tb_get_u8(&t) != 0;
 	return 0;
+}
+
+int der_get_mag(struct tb *b, const uint8_t **v, size_t *n)
+{
+	struct tb s;
+
+	if (der_get(b, DER_INT, &s) || s.len == 0 || (s.p[s.pos] & 0x80) ||
+	    (s.len > 1 && s.p[s.pos] == 0 && !(s.p[s.pos + 1] & 0x80)))
+		return -1;	/* empty, negative, or not minimal */
+	if (s.len > 1 && s.p[s.pos] == 0)
+		tb_skip(&s, 1);
+	*n = tb_left(&s);
+	*v = tb_get_ref(&s, *n);
+	return *v ? 0 : -1;
 }

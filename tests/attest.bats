@@ -237,7 +237,7 @@ put() {
 	echo "not a key" > "$T/bad.pem"
 	run tb checkquote -k "$T/bad.pem" --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
 	assert_failure 2
-	assert_output --partial "bad.pem: public key: not a PEM or DER public key"
+	assert_output --partial "bad.pem: public key: not an RSA or ECC (P-256, P-384) public key in PEM or DER"
 	head -c 600 "$D/t2.pcrs" > "$T/short.pcrs"
 	run tb checkquote -k "$D/t2.pem" --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$T/short.pcrs"
 	assert_failure 1
@@ -613,4 +613,42 @@ reset_pcrs() {
 	run tb checkquote -k "$T/lak.pem" -n 0102 --eventlog "$T/boot.bin" --imalog "$T/ima2.bin" "$T/qb"
 	assert_failure 1
 	assert_output --partial "IMA log check failed"
+}
+
+@test "checkquote -k: SPKI PEM and DER, PKCS#1 RSA PEM; other curves, damaged PEM and trailing bytes refused" {
+	T=$BATS_TEST_TMPDIR
+	q=(--msg "$D/t2rsa.msg" --sig "$D/t2rsa.sig" --pcrs "$D/t2rsa.pcrs" -n 0a0b0c)
+	# the same RSA key in the three encodings OpenSSL writes
+	openssl pkey -pubin -in "$D/t2rsa.pem" -outform DER -out "$T/k.der"
+	openssl rsa -pubin -in "$D/t2rsa.pem" -RSAPublicKey_out -out "$T/k.rsa.pem" 2>/dev/null
+	for k in "$D/t2rsa.pem" "$T/k.der" "$T/k.rsa.pem"; do
+		run tb checkquote -k "$k" "${q[@]}"
+		assert_success
+		assert_line --index 0 --regexp '^sha256:7 [0-9a-f]{64}$'
+	done
+	# a P-384 key parses (and then does not verify this RSA quote)
+	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 2>/dev/null | openssl pkey -pubout -out "$T/p384.pem"
+	run tb checkquote -k "$T/p384.pem" "${q[@]}"
+	assert_failure 1
+	assert_output --partial "an RSASSA signature cannot be checked with an ECC key"
+	# P-521 and Ed25519 are not keys a TPM quote comes from here
+	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-521 2>/dev/null | openssl pkey -pubout -out "$T/p521.pem"
+	openssl genpkey -algorithm ED25519 2>/dev/null | openssl pkey -pubout -out "$T/ed.pem"
+	for k in "$T/p521.pem" "$T/ed.pem"; do
+		run tb checkquote -k "$k" "${q[@]}"
+		assert_failure 2
+		assert_output --partial "public key: not an RSA or ECC (P-256, P-384) public key in PEM or DER"
+	done
+	# a byte after the DER, a cut DER, a PEM with broken base64
+	{ cat "$T/k.der"; printf '\0'; } > "$T/trail.der"
+	head -c 100 "$T/k.der" > "$T/cut.der"
+	sed '2s/^./!/' "$D/t2rsa.pem" > "$T/b64.pem"
+	for k in "$T/trail.der" "$T/cut.der"; do
+		run tb checkquote -k "$k" "${q[@]}"
+		assert_failure 2
+		assert_output --partial "not an RSA or ECC"
+	done
+	run tb checkquote -k "$T/b64.pem" "${q[@]}"
+	assert_failure 2
+	assert_output --partial "public key: the PUBLIC KEY PEM block is damaged (not valid base64)"
 }

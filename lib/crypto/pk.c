@@ -6,10 +6,12 @@
 
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/ecp.h>
-#include <mbedtls/pk.h>
 #include <mbedtls/rsa.h>
 
+#include "buf.h"
 #include "crypto/pk.h"
+#include "der.h"
+#include "pem.h"
 
 /* Entropy callback for the DRBG: getrandom(2), blocking until the kernel
  * pool is initialized, retried on EINTR and short reads. */
@@ -55,119 +57,171 @@ int rng_bytes(void *out, size_t n)
 	return 0;
 }
 
-static int setup_p256(mbedtls_pk_context *pk, const uint8_t *x, size_t xlen,
-		      const uint8_t *y, size_t ylen)
+/* The key checks mbedTLS makes before anything is written: the point is
+ * on P-256; the modulus and exponent make an RSA public key. */
+static int check_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
+		      size_t ylen)
 {
-	mbedtls_ecp_keypair *kp;
+	mbedtls_ecp_group g;
+	mbedtls_ecp_point q;
+	int r;
 
-	if (xlen > 32 || ylen > 32 ||
-	    mbedtls_pk_setup(pk, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY)))
+	if (xlen > 32 || ylen > 32)
 		return -1;
-	kp = mbedtls_pk_ec(*pk);
-	if (mbedtls_ecp_group_load(&kp->grp, MBEDTLS_ECP_DP_SECP256R1) ||
-	    mbedtls_mpi_read_binary(&kp->Q.X, x, xlen) ||
-	    mbedtls_mpi_read_binary(&kp->Q.Y, y, ylen) ||
-	    mbedtls_mpi_lset(&kp->Q.Z, 1) ||
-	    mbedtls_ecp_check_pubkey(&kp->grp, &kp->Q))
-		return -1;
-	return 0;
+	mbedtls_ecp_group_init(&g);
+	mbedtls_ecp_point_init(&q);
+	r = mbedtls_ecp_group_load(&g, MBEDTLS_ECP_DP_SECP256R1) ||
+	    mbedtls_mpi_read_binary(&q.X, x, xlen) ||
+	    mbedtls_mpi_read_binary(&q.Y, y, ylen) ||
+	    mbedtls_mpi_lset(&q.Z, 1) || mbedtls_ecp_check_pubkey(&g, &q);
+	mbedtls_ecp_group_free(&g);
+	mbedtls_ecp_point_free(&q);
+	return r ? -1 : 0;
 }
 
-static int setup_rsa(mbedtls_pk_context *pk, const uint8_t *n, size_t nlen,
-		     uint32_t e)
+static int check_rsa(const uint8_t *n, size_t nlen, const uint8_t eb[4])
 {
-	uint8_t eb[4];
-	mbedtls_rsa_context *r;
+	mbedtls_rsa_context r;
+	int rc;
 
-	if (!e)
-		e = 65537;
-	eb[0] = (uint8_t)(e >> 24);
-	eb[1] = (uint8_t)(e >> 16);
-	eb[2] = (uint8_t)(e >> 8);
-	eb[3] = (uint8_t)e;
-	if (mbedtls_pk_setup(pk, mbedtls_pk_info_from_type(MBEDTLS_PK_RSA)))
-		return -1;
-	r = mbedtls_pk_rsa(*pk);
-	if (mbedtls_rsa_import_raw(r, n, nlen, NULL, 0, NULL, 0, NULL, 0,
-				   eb, 4) ||
-	    mbedtls_rsa_complete(r) || mbedtls_rsa_check_pubkey(r))
-		return -1;
-	return 0;
+	mbedtls_rsa_init(&r, MBEDTLS_RSA_PKCS_V15, 0);
+	rc = mbedtls_rsa_import_raw(&r, n, nlen, NULL, 0, NULL, 0, NULL, 0,
+				    eb, 4) ||
+	     mbedtls_rsa_complete(&r) || mbedtls_rsa_check_pubkey(&r);
+	mbedtls_rsa_free(&r);
+	return rc ? -1 : 0;
 }
 
-static int write_pem(mbedtls_pk_context *pk, char **pem, size_t *pemlen)
-{
-	size_t cap = 4096;
-	char *buf = malloc(cap);
+/* AlgorithmIdentifiers, whole (RFC 3279, RFC 5480). */
+static const uint8_t alg_rsa[] = { 0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48,
+	0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00 };
+static const uint8_t alg_p256[] = { 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48,
+	0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d,
+	0x03, 0x01, 0x07 };
 
-	if (!buf)
+/* SEQUENCE { alg, BIT STRING { 00 key } } into a malloc'd buffer; the key
+ * bytes are written by put (count n). */
+static int spki(const uint8_t *alg, size_t alen, size_t n,
+		void (*put)(struct tb *, const void *), const void *arg,
+		uint8_t **der, size_t *derlen)
+{
+	size_t bits = der_size(n + 1), all = der_size(alen + bits);
+	struct tb b;
+
+	if (!(*der = malloc(all)))
 		return -1;
-	if (mbedtls_pk_write_pubkey_pem(pk, (unsigned char *)buf, cap)) {
-		free(buf);
+	tb_init(&b, *der, all);
+	der_tl(&b, DER_SEQ, alen + bits);
+	tb_put_bytes(&b, alg, alen);
+	der_tl(&b, DER_BITS, n + 1);
+	tb_put_u8(&b, 0);
+	put(&b, arg);
+	if (tb_err(&b) || b.len != all) {
+		free(*der);
+		*der = NULL;
 		return -1;
 	}
-	*pem = buf;
-	*pemlen = strlen(buf);
+	*derlen = all;
 	return 0;
 }
 
-static int write_der(mbedtls_pk_context *pk, uint8_t **der, size_t *derlen)
-{
-	unsigned char tmp[2048];
-	int n = mbedtls_pk_write_pubkey_der(pk, tmp, sizeof(tmp));
+struct ec_pt { const uint8_t *x, *y; size_t xlen, ylen; };
 
-	if (n <= 0 || !(*der = malloc((size_t)n)))
-		return -1;
-	/* The DER is written at the end of the buffer. */
-	memcpy(*der, tmp + sizeof(tmp) - (size_t)n, (size_t)n);
-	*derlen = (size_t)n;
-	return 0;
+/* 04 || X || Y, each coordinate left-padded to 32 bytes */
+static void put_p256(struct tb *b, const void *arg)
+{
+	const struct ec_pt *p = arg;
+	static const uint8_t zeros[32];
+
+	tb_put_u8(b, 0x04);
+	tb_put_bytes(b, zeros, 32 - p->xlen);
+	tb_put_bytes(b, p->x, p->xlen);
+	tb_put_bytes(b, zeros, 32 - p->ylen);
+	tb_put_bytes(b, p->y, p->ylen);
 }
 
-int pk_pem_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
-		size_t ylen, char **pem, size_t *pemlen)
-{
-	mbedtls_pk_context pk;
-	int rc;
+struct rsa_pub { const uint8_t *n; size_t nlen; uint8_t e[4]; };
 
-	mbedtls_pk_init(&pk);
-	rc = setup_p256(&pk, x, xlen, y, ylen) || write_pem(&pk, pem, pemlen);
-	mbedtls_pk_free(&pk);
-	return rc ? -1 : 0;
+static size_t rsa_body(const struct rsa_pub *r)
+{
+	return der_mag_size(r->n, r->nlen) + der_mag_size(r->e, 4);
 }
 
-int pk_pem_rsa(const uint8_t *n, size_t nlen, uint32_t e, char **pem,
-	       size_t *pemlen)
+/* RSAPublicKey ::= SEQUENCE { modulus, publicExponent } */
+static void put_rsa(struct tb *b, const void *arg)
 {
-	mbedtls_pk_context pk;
-	int rc;
+	const struct rsa_pub *r = arg;
 
-	mbedtls_pk_init(&pk);
-	rc = setup_rsa(&pk, n, nlen, e) || write_pem(&pk, pem, pemlen);
-	mbedtls_pk_free(&pk);
-	return rc ? -1 : 0;
+	der_tl(b, DER_SEQ, rsa_body(r));
+	der_mag(b, r->n, r->nlen);
+	der_mag(b, r->e, 4);
 }
 
 int pk_der_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
 		size_t ylen, uint8_t **der, size_t *derlen)
 {
-	mbedtls_pk_context pk;
-	int rc;
+	struct ec_pt p = { x, y, xlen, ylen };
 
-	mbedtls_pk_init(&pk);
-	rc = setup_p256(&pk, x, xlen, y, ylen) || write_der(&pk, der, derlen);
-	mbedtls_pk_free(&pk);
-	return rc ? -1 : 0;
+	if (check_p256(x, xlen, y, ylen))
+		return -1;
+	return spki(alg_p256, sizeof(alg_p256), 65, put_p256, &p, der,
+		    derlen);
 }
 
 int pk_der_rsa(const uint8_t *n, size_t nlen, uint32_t e, uint8_t **der,
 	       size_t *derlen)
 {
-	mbedtls_pk_context pk;
-	int rc;
+	struct rsa_pub r = { n, nlen, { 0 } };
 
-	mbedtls_pk_init(&pk);
-	rc = setup_rsa(&pk, n, nlen, e) || write_der(&pk, der, derlen);
-	mbedtls_pk_free(&pk);
-	return rc ? -1 : 0;
+	if (!e)
+		e = 65537;
+	r.e[0] = (uint8_t)(e >> 24);
+	r.e[1] = (uint8_t)(e >> 16);
+	r.e[2] = (uint8_t)(e >> 8);
+	r.e[3] = (uint8_t)e;
+	if (check_rsa(n, nlen, r.e))
+		return -1;
+	return spki(alg_rsa, sizeof(alg_rsa), der_size(rsa_body(&r)),
+		    put_rsa, &r, der, derlen);
+}
+
+/* The SubjectPublicKeyInfo as PEM, through lib/pem.c (the one PEM codec);
+ * der is freed. */
+static int to_pem(uint8_t *der, size_t n, char **pem, size_t *pemlen)
+{
+	int r;
+
+	*pem = NULL;
+	*pemlen = 0;
+	r = pem_append(pem, pemlen, "PUBLIC KEY", der, n);
+	free(der);
+	if (r) {
+		free(*pem);
+		*pem = NULL;
+	}
+	return r;
+}
+
+int pk_pem_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, char **pem, size_t *pemlen)
+{
+	uint8_t *der;
+	size_t n;
+
+	*pem = NULL;
+	if (pk_der_p256(x, xlen, y, ylen, &der, &n))
+		return -1;
+	return to_pem(der, n, pem, pemlen);
+}
+
+int pk_pem_rsa(const uint8_t *n, size_t nlen, uint32_t e, char **pem,
+	       size_t *pemlen)
+{
+	uint8_t *der;
+	size_t m;
+
+	*pem = NULL;
+	if (pk_der_rsa(n, nlen, e, &der, &m))
+		return -1;
+	return to_pem(der, m, pem, pemlen);
 }

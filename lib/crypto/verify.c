@@ -5,16 +5,100 @@
 #include <mbedtls/bignum.h>
 #include <mbedtls/ecdsa.h>
 #include <mbedtls/ecp.h>
-#include <mbedtls/pk.h>
 #include <mbedtls/rsa.h>
 
+#include "buf.h"
 #include "crypto/hash.h"
 #include "crypto/verify.h"
+#include "der.h"
+#include "pem.h"
 #include "tpm2/constants.h"
 
+/* A verifier's public key: RSA, or ECC on P-256 or P-384.  The DER is
+ * read here with lib/der.c, so mbedTLS's key layer (and the private-key
+ * code its tables pull in) stays out of the binary. */
 struct vkey {
-	mbedtls_pk_context pk;
+	uint16_t type;			/* TPM2_ALG_RSA or TPM2_ALG_ECC */
+	mbedtls_rsa_context rsa;
+	mbedtls_ecp_group grp;
+	mbedtls_ecp_point q;
 };
+
+/* Object identifiers (contents octets). */
+static const uint8_t oid_rsa[] = {	/* 1.2.840.113549.1.1.1 */
+	0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01 };
+static const uint8_t oid_ec[] = {	/* 1.2.840.10045.2.1 */
+	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
+static const uint8_t oid_p256[] = {	/* 1.2.840.10045.3.1.7 */
+	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
+static const uint8_t oid_p384[] = {	/* 1.3.132.0.34 */
+	0x2b, 0x81, 0x04, 0x00, 0x22 };
+
+static int oid_is(const struct tb *o, const uint8_t *oid, size_t n)
+{
+	return o->len == n && memcmp(o->p, oid, n) == 0;
+}
+
+/* RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER } */
+static int read_rsa(struct tb *b, struct vkey *k)
+{
+	struct tb seq;
+	const uint8_t *n, *e;
+	size_t nlen, elen;
+
+	if (der_get(b, DER_SEQ, &seq) || tb_left(b) ||
+	    der_get_mag(&seq, &n, &nlen) || der_get_mag(&seq, &e, &elen) ||
+	    tb_left(&seq))
+		return -1;
+	k->type = TPM2_ALG_RSA;
+	return mbedtls_rsa_import_raw(&k->rsa, n, nlen, NULL, 0, NULL, 0,
+				      NULL, 0, e, elen) ||
+	       mbedtls_rsa_complete(&k->rsa) ||
+	       mbedtls_rsa_check_pubkey(&k->rsa) ? -1 : 0;
+}
+
+/* SubjectPublicKeyInfo (RFC 5280, RFC 5480), or PKCS#1 RSAPublicKey. */
+static int read_key(const uint8_t *der, size_t len, struct vkey *k)
+{
+	struct tb b, spki, alg, oid, curve, bits;
+	mbedtls_ecp_group_id id;
+	const uint8_t *pt;
+
+	tb_init_read(&b, der, len);
+	if (der_get(&b, DER_SEQ, &spki) || tb_left(&b))
+		return -1;
+	if (der_peek(&spki) == DER_INT) {	/* PKCS#1 RSAPublicKey */
+		tb_init_read(&b, der, len);
+		return read_rsa(&b, k);
+	}
+	if (der_get(&spki, DER_SEQ, &alg) || der_get(&alg, DER_OID, &oid) ||
+	    der_get(&spki, DER_BITS, &bits) || tb_left(&spki) ||
+	    tb_get_u8(&bits) != 0 || tb_err(&bits))
+		return -1;	/* a key is a whole number of bytes */
+	if (oid_is(&oid, oid_rsa, sizeof(oid_rsa))) {
+		struct tb null;
+
+		if (tb_left(&alg) && (der_get(&alg, DER_NULL, &null) ||
+				      null.len || tb_left(&alg)))
+			return -1;
+		return read_rsa(&bits, k);
+	}
+	if (!oid_is(&oid, oid_ec, sizeof(oid_ec)) ||
+	    der_get(&alg, DER_OID, &curve) || tb_left(&alg))
+		return -1;
+	if (oid_is(&curve, oid_p256, sizeof(oid_p256)))
+		id = MBEDTLS_ECP_DP_SECP256R1;
+	else if (oid_is(&curve, oid_p384, sizeof(oid_p384)))
+		id = MBEDTLS_ECP_DP_SECP384R1;
+	else
+		return -1;
+	k->type = TPM2_ALG_ECC;
+	len = tb_left(&bits);
+	pt = tb_get_ref(&bits, len);
+	return !pt || mbedtls_ecp_group_load(&k->grp, id) ||
+	       mbedtls_ecp_point_read_binary(&k->grp, &k->q, pt, len) ||
+	       mbedtls_ecp_check_pubkey(&k->grp, &k->q) ? -1 : 0;
+}
 
 static mbedtls_md_type_t md_of(uint16_t alg)
 {
@@ -30,36 +114,38 @@ static mbedtls_md_type_t md_of(uint16_t alg)
 int vkey_parse(const uint8_t *data, size_t n, struct vkey **out,
 	       struct tberr *e)
 {
+	static const char *const labels[] = { "PUBLIC KEY", "RSA PUBLIC KEY" };
 	struct vkey *k;
-	uint8_t *z;
-	int r;
+	uint8_t *der = NULL;
+	size_t i, len = 0;
+	int r = PEM_NONE;
 
 	*out = NULL;
-	/* mbedTLS wants PEM text NUL-terminated, with the NUL counted. */
-	z = malloc(n + 1);
-	k = calloc(1, sizeof(*k));
-	if (!z || !k) {
-		free(z);
-		free(k);
+	/* PEM text is decoded by lib/pem.c, the one PEM codec. */
+	for (i = 0; i < sizeof(labels) / sizeof(labels[0]) && r == PEM_NONE;
+	     i++)
+		r = pem_block((const char *)data, n, labels[i], &der, &len);
+	if (r == PEM_NOMEM)
+		return err_set(e, EX_FAIL, "out of memory");
+	if (r != PEM_OK && r != PEM_NONE)
+		return err_set(e, EX_USAGE, "public key: the %s PEM block is "
+			       "damaged (%s)", labels[i - 1],
+			       r == PEM_NOEND ? "no END line" :
+			       r == PEM_TWICE ? "more than one" :
+			       "not valid base64");
+	if (!(k = calloc(1, sizeof(*k)))) {
+		free(der);
 		return err_set(e, EX_FAIL, "out of memory");
 	}
-	memcpy(z, data, n);
-	z[n] = '\0';
-	mbedtls_pk_init(&k->pk);
-	r = mbedtls_pk_parse_public_key(&k->pk, z,
-					memchr(z, '-', n) ? n + 1 : n);
-	free(z);
-	if (r == 0 && vkey_type(k) == 0) {
-		mbedtls_pk_free(&k->pk);
-		free(k);
-		return err_set(e, EX_USAGE, "public key: neither RSA nor "
-			       "ECC");
-	}
+	mbedtls_rsa_init(&k->rsa, MBEDTLS_RSA_PKCS_V15, 0);
+	mbedtls_ecp_group_init(&k->grp);
+	mbedtls_ecp_point_init(&k->q);
+	r = read_key(der ? der : data, der ? len : n, k);
+	free(der);
 	if (r) {
-		mbedtls_pk_free(&k->pk);
-		free(k);
-		return err_set(e, EX_USAGE, "public key: not a PEM or DER "
-			       "public key (mbedTLS -0x%04x)", (unsigned)-r);
+		vkey_free(k);
+		return err_set(e, EX_USAGE, "public key: not an RSA or ECC "
+			       "(P-256, P-384) public key in PEM or DER");
 	}
 	*out = k;
 	return 0;
@@ -69,33 +155,27 @@ void vkey_free(struct vkey *k)
 {
 	if (!k)
 		return;
-	mbedtls_pk_free(&k->pk);
+	mbedtls_rsa_free(&k->rsa);
+	mbedtls_ecp_group_free(&k->grp);
+	mbedtls_ecp_point_free(&k->q);
 	free(k);
 }
 
 uint16_t vkey_type(const struct vkey *k)
 {
-	switch (mbedtls_pk_get_type(&k->pk)) {
-	case MBEDTLS_PK_RSA:
-		return TPM2_ALG_RSA;
-	case MBEDTLS_PK_ECKEY:
-	case MBEDTLS_PK_ECDSA:
-		return TPM2_ALG_ECC;
-	default:
-		return 0;
-	}
+	return k->type;
 }
 
 size_t vkey_bits(const struct vkey *k)
 {
-	return mbedtls_pk_get_bitlen(&k->pk);
+	return k->type == TPM2_ALG_RSA ? mbedtls_mpi_bitlen(&k->rsa.N) :
+	       k->grp.pbits;
 }
 
 static int verify_ecdsa(const struct vkey *k, const uint8_t *digest,
 			size_t dlen, const uint8_t *r, size_t rlen,
 			const uint8_t *s, size_t slen, struct tberr *e)
 {
-	mbedtls_ecp_keypair *ec = mbedtls_pk_ec(k->pk);
 	mbedtls_mpi mr, ms;
 	int rc;
 
@@ -104,8 +184,8 @@ static int verify_ecdsa(const struct vkey *k, const uint8_t *digest,
 	if (mbedtls_mpi_read_binary(&mr, r, rlen) ||
 	    mbedtls_mpi_read_binary(&ms, s, slen)) {
 		rc = err_set(e, EX_FAIL, "out of memory");
-	} else if (mbedtls_ecdsa_verify(&ec->grp, digest, dlen, &ec->Q, &mr,
-					&ms)) {
+	} else if (mbedtls_ecdsa_verify((mbedtls_ecp_group *)&k->grp,
+					digest, dlen, &k->q, &mr, &ms)) {
 		rc = err_set(e, EX_FAIL, "the ECDSA signature does not "
 			     "verify with this key");
 	} else {
@@ -120,7 +200,7 @@ static int verify_rsassa(const struct vkey *k, uint16_t hashalg,
 			 const uint8_t *digest, size_t dlen,
 			 const uint8_t *sig, size_t slen, struct tberr *e)
 {
-	mbedtls_rsa_context *rsa = mbedtls_pk_rsa(k->pk);
+	mbedtls_rsa_context *rsa = (mbedtls_rsa_context *)&k->rsa;
 
 	if (slen != mbedtls_rsa_get_len(rsa))
 		return err_set(e, EX_FAIL, "the RSA signature is %zu bytes, "
