@@ -53,6 +53,28 @@ unit-bin: $(UNIT_BIN)
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
 
+# The small static build: musl-gcc and an mbedTLS of tpmbox's own
+# configuration (tiny/mbedtls-config.h) built from Debian's mbedtls source
+# package (tiny/mbedtls.sh), -Os, one section per function, unused ones
+# dropped by the linker, stripped.  The glibc build above stays the
+# default.  make check runs every bats suite on it too.
+TINY_BUILD ?= $(BUILD)/tiny
+TINY_BIN ?= tpmbox-tiny
+TINY_CC ?= musl-gcc
+TINY_LDFLAGS ?= -Wl,--gc-sections -s -Wl,-z,noseparate-code -flto=auto -flto-partition=one -Oz \
+	-Wl,--build-id=none -L$(TINY_BUILD)/mbedtls
+TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -flto=auto
+tiny:
+	@command -v $(TINY_CC) >/dev/null || sh tests/helpers/install-deps.sh tiny
+	@sh tiny/mbedtls.sh $(TINY_BUILD)/mbedtls $(TINY_CC) $(TINY_CFLAGS)
+	@[ ! $(TINY_BIN) -ot $(TINY_BUILD)/mbedtls/libmbedcrypto.a ] || rm -f $(TINY_BIN)
+	@$(MAKE) --no-print-directory BUILD=$(TINY_BUILD)/obj BIN=$(TINY_BIN) \
+		CC=$(TINY_CC) LDFLAGS="$(TINY_LDFLAGS)" \
+		CFLAGS="$(TINY_CFLAGS) -I$(TINY_BUILD)/mbedtls/src/include -Itiny \
+		-DMBEDTLS_CONFIG_FILE='\"mbedtls-config.h\"'" $(TINY_BIN)
+	@echo "$(TINY_BIN): $$(stat -c %s $(TINY_BIN)) bytes"
+
 # Missing Debian packages are installed when root, else named (exit 1).
 deps:
 	@sh tests/helpers/install-deps.sh check
@@ -61,8 +83,9 @@ demo-deps:
 	@sh tests/helpers/install-deps.sh demo
 
 check: deps
-	@$(MAKE) --no-print-directory $(BIN) unit-bin
-	@TPMBOX=$(abspath $(BIN)) BUILD=$(BUILD) bash tests/run-all.sh
+	@$(MAKE) --no-print-directory $(BIN) unit-bin tiny
+	@TPMBOX=$(abspath $(BIN)) TPMBOX_TINY=$(abspath $(TINY_BIN)) \
+		BUILD=$(BUILD) bash tests/run-all.sh
 
 demo: demo-deps
 	@$(MAKE) --no-print-directory $(BIN)
@@ -73,8 +96,8 @@ demo: demo-deps
 freshcheck:
 	@bash tests/helpers/freshcheck.sh
 
-bench: $(BIN)
-	@TPMBOX=$(abspath $(BIN)) bash bench/bench.sh
+bench: $(BIN) tiny
+	@TPMBOX=$(abspath $(BIN)) TPMBOX_TINY=$(abspath $(TINY_BIN)) bash bench/bench.sh
 
 # The binary goes on PATH; the applet links go to a libexec directory of
 # their own, where no name can replace another package's file (GNU info's
@@ -112,6 +135,6 @@ completion: $(BIN)
 	mv completions/tpmbox.bash.tmp completions/tpmbox.bash
 
 clean:
-	rm -rf $(BUILD) $(BIN)
+	rm -rf $(BUILD) $(BIN) $(TINY_BIN)
 
-.PHONY: all fuzz fuzz-coverage asan static completion unit unit-bin deps demo-deps check demo freshcheck bench install clean
+.PHONY: all fuzz fuzz-coverage asan static completion unit unit-bin deps demo-deps check demo freshcheck tiny bench install clean

@@ -3,7 +3,8 @@
 #
 # For every workflow: the median wall time of one run over $BENCH_RUNS runs
 # (default 25, at least 20), per process, the ratio, and each side's peak
-# RSS.  Then the tpmbox binary size.  A workflow is two functions,
+# RSS; with TPMBOX_TINY, the same for the small musl build (make tiny).
+# Then the binary sizes.  A workflow is two functions,
 #   wf_NAME_tpmbox  and  wf_NAME_t2
 # that do the same job and print nothing; register it with
 #   workflow NAME PROCS_TPMBOX PROCS_T2 "caption"
@@ -11,6 +12,9 @@
 set -euo pipefail
 
 TPMBOX=${TPMBOX:-$(cd "$(dirname "$0")/.." && pwd)/tpmbox}
+# TPMBOX_TINY: the small musl build (make tiny), measured beside it
+TINY=${TPMBOX_TINY:-}
+[ -z "$TINY" ] || [ -x "$TINY" ] || { echo "bench: $TINY not built (make tiny)" >&2; exit 3; }
 RUNS=${BENCH_RUNS:-25}
 [ "$RUNS" -ge 20 ] || { echo "bench: BENCH_RUNS must be >= 20" >&2; exit 2; }
 [ -x "$TPMBOX" ] || { echo "bench: $TPMBOX not built (run make)" >&2; exit 3; }
@@ -177,7 +181,7 @@ echo "tpmbox: $TPMBOX; tpm2-tools: $(tpm2_getrandom --version 2>/dev/null | sed 
 echo
 printf '%-26s %9s %9s %12s %12s %8s %10s %10s\n' "workflow" "procs" "" "tpmbox ms" "tpm2-tools" "ratio" "tpmbox RSS" "t2 RSS"
 printf '%-26s %9s %9s %12s %12s %8s %10s %10s\n' "" "tpmbox" "t2" "per process" "per process" "" "KiB" "KiB"
-worst=0
+worst=0 tworst=0
 for w in "${WORKFLOWS[@]}"; do
 	a=$(median_us "wf_${w}_tpmbox")
 	b=$(median_us "wf_${w}_t2")
@@ -193,8 +197,26 @@ for w in "${WORKFLOWS[@]}"; do
 		"$(ms "$a")" "$(ms "$b")" \
 		"$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}')"
 	worst=$(awk -v r="$ratio" -v w="$worst" 'BEGIN {print (r > w) ? r : w}')
+	if [ -n "$TINY" ]; then
+		glibc=$TPMBOX
+		TPMBOX=$TINY
+		c=$(median_us "wf_${w}_tpmbox")
+		rc=$(peak_kb "wf_${w}_tpmbox")
+		TPMBOX=$glibc
+		pc=$((c / PROCS_TB[$w]))
+		tratio=$(awk -v a="$pc" -v b="$pb" 'BEGIN {printf "%.3f", a / b}')
+		printf '%-26s %9s %9s %12s %12s %8s %10s %10s\n' "  musl build (tiny)" "" "" \
+			"$(ms "$pc")" "$(ms "$pb")" "$tratio" "$rc" "$rb"
+		printf '%-26s %9s %9s %12s %12s %8s\n' "  musl / glibc" "" "" "" "" \
+			"$(awk -v a="$pc" -v b="$pa" 'BEGIN {printf "%.3f", a / b}')"
+		tworst=$(awk -v r="$tratio" -v w="$tworst" 'BEGIN {print (r > w) ? r : w}')
+	fi
 done
 echo
 echo "tpmbox binary: $size bytes ($ssize stripped), statically linked: $(file -L "$TPMBOX" | grep -q 'statically linked' && echo yes || echo no)"
+if [ -n "$TINY" ]; then
+	echo "tpmbox musl build: $(stat -c %s "$TINY") bytes, statically linked: $(file -L "$TINY" | grep -q 'statically linked' && echo yes || echo no)"
+	echo "worst ratio musl build/tpm2-tools: $tworst"
+fi
 [ -x /usr/bin/time ] || echo "peak RSS: n/a (install GNU time, Debian package 'time')"
 echo "worst ratio tpmbox/tpm2-tools: $worst (goal: <= 0.25)"

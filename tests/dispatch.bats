@@ -567,10 +567,11 @@ extended() {
 	d=$BATS_TEST_TMPDIR/path
 	mkdir -p "$d/other"
 	tb --install -s "$d"
+	ln -s "$TPMBOX" "$d/tpmbox"
 	printf '#!/bin/sh\n' > "$d/other/info"
 	chmod 755 "$d/other/info"
 	# pcrread and seal are tpmbox's; info on PATH first is another program
-	run env PATH="$d/other:$d:$(dirname "$TPMBOX"):$PATH" bash -c \
+	run env PATH="$d/other:$d:$PATH" bash -c \
 		"source '$ROOT/completions/tpmbox.bash'; complete -p tpmbox pcrread seal; complete -p info"
 	assert_line "complete -F _tpmbox tpmbox"
 	assert_line "complete -F _tpmbox pcrread"
@@ -614,6 +615,13 @@ extended() {
 	[ -n "${TPMBOX_SANITIZED:-}" ] && linked=no
 	assert_line --regexp "^tpmbox binary: $(stat -c %s "$TPMBOX") bytes \([0-9]+ stripped\), statically linked: $linked$"
 	assert_line --regexp '^worst ratio tpmbox/tpm2-tools: [0-9.]+ '
+	# make check and make bench give it the small musl build too
+	if [ -n "${TPMBOX_TINY:-}" ]; then
+		[ "$(grep -c '^  musl build (tiny) ' <<< "$output")" -eq 5 ]
+		[ "$(grep -c '^  musl / glibc ' <<< "$output")" -eq 5 ]
+		assert_line --regexp "^tpmbox musl build: $(stat -c %s "$TPMBOX_TINY") bytes, statically linked: yes$"
+		assert_line --regexp '^worst ratio musl build/tpm2-tools: [0-9.]+$'
+	fi
 	run env BENCH_RUNS=5 bash "$ROOT/bench/bench.sh"
 	assert_failure 2
 	assert_output --partial "BENCH_RUNS must be >= 20"

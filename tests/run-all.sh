@@ -21,12 +21,28 @@ for t in "$BUILD"/unit/test_*; do
 	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && fail=$((fail + 1))
 done
 suites=${SUITES:-$(ls tests/*.bats)}
-tap=$(mktemp)
-bats --tap $suites 2>&1 | tee "$tap"
-p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
-rm -f "$tap"
-pass=$((pass + p)); fail=$((fail + f))
-[ "$p" -eq 0 ] && fail=$((fail + 1))
+# bats_run LABEL: every suite against $TPMBOX, counted.
+bats_run() {
+	local tap p f
+	tap=$(mktemp)
+	echo "== bats: every suite against $1 ($TPMBOX)"
+	bats --tap $suites 2>&1 | tee "$tap"
+	p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
+	rm -f "$tap"
+	pass=$((pass + p)); fail=$((fail + f))
+	[ "$p" -eq 0 ] && fail=$((fail + 1))
+}
+bats_run "the default (glibc) build"
+# The small static build (make tiny, musl) passes the same suites.
+# CHECK_QUICK=1 (or TPMBOX_TINY= empty) skips it for a fast local loop.
+if [ -n "${TPMBOX_TINY:-}" ] && [ -z "${CHECK_QUICK:-}" ]; then
+	if [ -x "$TPMBOX_TINY" ]; then
+		TPMBOX=$TPMBOX_TINY bats_run "the small musl build (make tiny)"
+	else
+		echo "not ok tiny build: $TPMBOX_TINY was not built"
+		fail=$((fail + 1))
+	fi
+fi
 # Issue 5 gates: static analysis (cppcheck, scan-build), every fuzz target
 # briefly, then the whole suite again on an ASan+UBSan build plus valgrind
 # on the unit tests.  Each gate counts as one test.  CHECK_QUICK=1 skips

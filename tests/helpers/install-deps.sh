@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install what the build and the tests need, when missing (Debian 12).
 #   install-deps.sh demo    what `make demo` needs: the build and swtpm
+#   install-deps.sh tiny    what `make tiny` needs: musl-gcc
 #   install-deps.sh         what `make check` needs: all of it
 # As root, missing packages are installed with apt-get; otherwise the
 # exact apt-get line is printed and the exit status is 1.
@@ -10,14 +11,17 @@ what=${1:-check}
 build="gcc make libc6-dev libmbedtls-dev"
 # make demo: the build and a software TPM.
 demo="$build swtpm"
+# make tiny: musl's compiler (mbedTLS comes from Debian's source package).
+tiny="musl-tools"
 # make check: every tool a test calls, on a fresh minbase root.
-check="$demo swtpm-tools bats bats-assert bats-support tpm2-tools socat
+check="$demo $tiny swtpm-tools bats bats-assert bats-support tpm2-tools socat
 	openssl xxd jq bc file procps groff-base python3 time util-linux
 	clang clang-tools libclang-rt-14-dev valgrind cppcheck"
 case $what in
 demo) want=$demo ;;
+tiny) want=$tiny ;;
 check) want=$check ;;
-*) echo "usage: install-deps.sh [demo|check]" >&2; exit 2 ;;
+*) echo "usage: install-deps.sh [demo|tiny|check]" >&2; exit 2 ;;
 esac
 
 pkg_have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }

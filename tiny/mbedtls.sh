@@ -1,0 +1,62 @@
+#!/bin/sh
+# Build mbedTLS for the small static build (make tiny): Debian's own
+# mbedtls source package (the version Debian 12 ships), fetched with apt
+# from the host's mirror (signed indexes, checked hashes) into a private
+# apt state under OUT, compiled with musl-gcc and tiny/mbedtls-config.h.
+#   tiny/mbedtls.sh OUT CC CFLAGS...
+# Leaves OUT/include (headers) and OUT/libmbedcrypto.a.  Idempotent: a
+# source already unpacked is reused; the library is rebuilt when the
+# config or this script is newer, or the compiler flags differ.
+set -eu
+out=$1 cc=$2
+shift 2
+top=$(cd "$(dirname "$0")/.." && pwd)
+conf=$top/tiny/mbedtls-config.h
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+src=$out/src
+
+if [ ! -f "$src/include/mbedtls/version.h" ]; then
+	apt=$out/apt
+	mkdir -p "$apt/lists/partial" "$out/dl"
+	# The host's mirror, as a deb-src line (deb822 or one-line sources).
+	mirror=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+	[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+	[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+	echo "deb-src $mirror bookworm main" > "$apt/sources.list"
+	aptq() { apt-get -q -o Dir::Etc::SourceList="$apt/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$apt/lists" \
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"; }
+	echo "tiny: fetching Debian's mbedtls source from $mirror" >&2
+	aptq update >/dev/null
+	(cd "$out/dl" && aptq source --download-only mbedtls >/dev/null)
+	rm -rf "$src" "$out/unpack"
+	mkdir -p "$out/unpack"
+	tar -xzf "$out"/dl/mbedtls_*.orig.tar.gz -C "$out/unpack"
+	mv "$out"/unpack/* "$src"
+	rmdir "$out/unpack"
+fi
+
+lib=$out/libmbedcrypto.a
+flags="$cc $*"
+if [ -f "$lib" ] && [ "$lib" -nt "$conf" ] && [ "$lib" -nt "$0" ] &&
+   [ "$(cat "$out/flags" 2>/dev/null)" = "$flags" ]; then
+	exit 0
+fi
+echo "tiny: building mbedTLS $(sed -n 's/.*MBEDTLS_VERSION_STRING *"\(.*\)".*/\1/p' "$src/include/mbedtls/version.h") with $cc" >&2
+rm -rf "$out/obj"
+mkdir -p "$out/obj"
+for f in "$src"/library/*.c "$top"/tiny/sha1_small.c; do
+	o=$out/obj/$(basename "$f" .c).o
+	# The curves' modular reduction is where a P-256 multiplication
+	# spends its time: -O2 there is measured faster than glibc's build
+	# for checkquote, for about 4 KiB (docs/tiny.md).
+	opt=
+	[ "$(basename "$f")" = ecp_curves.c ] && opt=-O2
+	"$cc" "$@" $opt -I"$src/include" -I"$top/tiny" \
+		-DMBEDTLS_CONFIG_FILE='"mbedtls-config.h"' -c "$f" -o "$o"
+done
+rm -f "$lib.tmp"
+gcc-ar rcs "$lib.tmp" "$out"/obj/*.o
+mv "$lib.tmp" "$lib"
+echo "$flags" > "$out/flags"
