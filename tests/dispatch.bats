@@ -642,3 +642,13 @@ extended() {
 	run unshare -U env PATH="$d:$PATH" sh "$ROOT/tests/helpers/install-deps.sh" nonsense
 	assert_failure 2
 }
+
+@test "dispatch: the small musl build (make tiny) is at most 256 KiB, static, with every applet" {
+	[ -n "${TPMBOX_TINY:-}" ] || skip "TPMBOX_TINY is not set (make check sets it)"
+	size=$(stat -c %s "$TPMBOX_TINY")
+	echo "# tpmbox-tiny: $size bytes" >&3
+	[ "$size" -le 262144 ]
+	run file -L "$TPMBOX_TINY"
+	assert_output --partial "statically linked"
+	[ "$("$TPMBOX_TINY" --list)" = "$("$TPMBOX" --list)" ]
+}
