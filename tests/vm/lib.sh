@@ -16,6 +16,13 @@
 # vm_initrd_base DIR    fill DIR with a minimal root: busybox-static and
 #                       its applet links, /dev /proc /sys /tmp; the caller
 #                       adds /init and whatever else, then calls
+# vm_modules DIR MOD... copy kernel modules (virtio_blk, dm-crypt, ...) and
+#                       what they depend on into DIR/lib/modules/, and list
+#                       them, dependencies first, in DIR/etc/vm-modules; the
+#                       guest loads them with
+#                         for m in $(cat /etc/vm-modules); do insmod /lib/modules/$m.ko; done
+#                       (Debian's kernel has the TPM drivers and IMA built in
+#                       but virtio_blk, dm-crypt, ext4 are modules.)
 # vm_cpio DIR OUT       pack DIR as a newc cpio archive (the initrd)
 # vm_boot NAME INITRD LOG [-t tis|crb] [-a APPEND] [-- QEMU-ARGS...]
 #                       boot the kernel with INITRD, a fresh swtpm (state in
@@ -64,8 +71,14 @@ vm_kernel() {
 		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 		      sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' |
 		      head -n1)
+		if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+			apt-get update -qq >/dev/null 2>&1
+			pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+			      sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' |
+			      head -n1)
+		fi
 		if [ -z "$pkg" ]; then
-			echo "vm: apt-cache does not know linux-image-amd64 (apt-get update?)" >&2
+			echo "vm: apt-cache does not know linux-image-amd64 (run apt-get update)" >&2
 			return 1
 		fi
 		rm -rf "$kd/root" && mkdir -p "$kd/root" || return 1
@@ -90,6 +103,36 @@ vm_initrd_base() {
 	for a in $("$VM_BUSYBOX" --list); do
 		[ "$a" = busybox ] || ln -s busybox "$d/bin/$a"
 	done
+}
+
+vm_modules() {
+	local d=$1 m
+	shift
+	[ -n "${VM_MODDIR:-}" ] || vm_kernel || return 1
+	mkdir -p "$d/lib/modules" "$d/etc" || return 1
+	: > "$d/etc/vm-modules"
+	# No depmod needed: each module's .modinfo names what it depends on.
+	_vm_mod() {
+		local n=${1//-/_} f dep
+		grep -qx "$n" "$d/etc/vm-modules" && return 0
+		f=$(awk -v n="$n" '{ b = $0; sub(/.*\//, "", b); sub(/\.ko$/, "", b);
+			gsub(/-/, "_", b); if (b == n) { print; exit } }' "$d/.vm-ko")
+		if [ -z "$f" ]; then
+			grep -q "/${1}.ko\$\|/${n}.ko\$" "$VM_MODDIR/modules.builtin" 2>/dev/null &&
+				return 0
+			echo "vm_modules: no module $1 in $VM_MODDIR" >&2
+			return 1
+		fi
+		for dep in $(tr '\0' '\n' < "$f" | sed -n 's/^depends=//p' | tr ',' ' '); do
+			_vm_mod "$dep" || return 1
+		done
+		cp "$f" "$d/lib/modules/$n.ko" && echo "$n" >> "$d/etc/vm-modules"
+	}
+	find "$VM_MODDIR/kernel" -name '*.ko' > "$d/.vm-ko"
+	for m in "$@"; do
+		_vm_mod "$m" || { rm -f "$d/.vm-ko"; return 1; }
+	done
+	rm -f "$d/.vm-ko"
 }
 
 vm_cpio() {
