@@ -33,7 +33,9 @@
 #                         -- -drive file=disk.img,format=raw,if=virtio
 #                       Returns when the guest powers off (its /init should
 #                       end with `poweroff -f`), 124 on VM_TIMEOUT.
-#                       Prints "vm: NAME booted in N s" (boot to poweroff).
+#                       Prints "vm: NAME (tpm-DEV) ran N s, boot to poweroff
+#                       (/init after N s)": /init's start is the first "@@"
+#                       on the console (an /init should print one early).
 # vm_tap LOG            print the guest's TAP lines: the guest writes
 #                       "@@TAP ok N - ..." (the prefix keeps them apart from
 #                       kernel messages); vm_tap strips it.
@@ -141,7 +143,7 @@ vm_cpio() {
 }
 
 vm_boot() {
-	local name=$1 initrd=$2 log=$3 dev=tis append= w rc t0 t1 spid qpid
+	local name=$1 initrd=$2 log=$3 dev=tis append= w rc t0 t1 spid qpid tinit
 	shift 3
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -182,8 +184,11 @@ vm_boot() {
 		-serial file:"$log" -no-reboot -display none -monitor none \
 		-nodefaults -net none "$@" >"$w/qemu.out" 2>&1 &
 	qpid=$!
-	rc=124
+	rc=124 tinit=
 	for _ in $(seq 1 $((VM_TIMEOUT * 5))); do
+		# The first "@@" on the console: the guest's /init has started.
+		[ -z "$tinit" ] && grep -q '@@' "$log" 2>/dev/null &&
+			tinit=$(date +%s.%N)
 		if ! kill -0 "$qpid" 2>/dev/null; then
 			wait "$qpid"; rc=$?
 			break
@@ -197,8 +202,9 @@ vm_boot() {
 	t1=$(date +%s.%N)
 	kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 	[ "$rc" = 0 ] || [ "$rc" = 124 ] || cat "$w/qemu.out" >&2
-	printf 'vm: %s (tpm-%s) ran %.1f s, boot to poweroff\n' "$name" "$dev" \
-		"$(awk "BEGIN{print $t1 - $t0}")"
+	printf 'vm: %s (tpm-%s) ran %.1f s, boot to poweroff (/init after %s s)\n' \
+		"$name" "$dev" "$(awk "BEGIN{print $t1 - $t0}")" \
+		"$([ -n "$tinit" ] && awk "BEGIN{printf \"%.1f\", $tinit - $t0}" || echo ?)"
 	return "$rc"
 }
 
