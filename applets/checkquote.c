@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "applet.h"
+#include "crypto/hash.h"
 #include "eventlog.h"
 #include "imalog.h"
 #include "file.h"
@@ -63,44 +64,84 @@ static int slurp(struct ctx *c, const char *path, uint8_t **p, size_t *n)
 	return 0;
 }
 
+/* The IMA list against the quoted values: the quote was taken before the
+ * list was read, and the kernel appends before it extends, so a prefix of
+ * the list must replay to them, in each quoted bank, with the bank's own
+ * template digests or SHA-1 ones zero-padded (see imalog.h).  Entries
+ * beyond that prefix are named on stderr: the quote does not cover them. */
+static int check_ima(struct ctx *c, const struct quote *q, const char *imaf)
+{
+	struct imalog log;
+	uint8_t *buf;
+	size_t len;
+	int i, same = 0, rc = 0;
+
+	if (file_read(imaf, IMA_MAX_FILE, &buf, &len, &c->e)) {
+		err_prefix(&c->e, "%s", imaf);
+		return log_fail(c, "IMA log");
+	}
+	if (imalog_parse(buf, len, &log, &c->e)) {
+		free(buf);
+		err_prefix(&c->e, "%s", imaf);
+		return log_fail(c, "IMA log");
+	}
+	for (i = 0; i < q->sel.n && !rc; i++) {
+		uint16_t bank = q->sel.b[i].alg;
+		struct ima_match m;
+
+		if (!imalog_bank_ok(bank) || !hash_supported(bank))
+			continue;
+		if (imalog_match(&log, bank, &q->vals, &m, &c->e)) {
+			rc = log_fail(c, "IMA log");
+			break;
+		}
+		if (!m.compared)
+			continue;
+		if (!m.matched) {
+			err_set(&c->e, EX_FAIL, "IMA log check failed: no "
+				"prefix of the list replays to the quoted %s "
+				"values (with %s or zero-padded SHA-1 template "
+				"digests)", alg_name(bank), alg_name(bank));
+			rc = ctx_fail(c);
+			break;
+		}
+		same++;
+		if (m.how == IMA_DIGEST_SHA1_PADDED || m.upto < log.n)
+			fprintf(stderr, "checkquote: IMA log, %s: %s%u of %u "
+				"entries match the quote%s\n", alg_name(bank),
+				m.how == IMA_DIGEST_SHA1_PADDED ?
+				"SHA-1 template digests zero-padded; " : "",
+				m.upto, log.n, m.upto < log.n ?
+				" (the rest, beyond it, came after the quote "
+				"and are not covered)" : "");
+	}
+	if (!rc && !same) {
+		err_set(&c->e, EX_FAIL, "IMA log check failed: the log "
+			"extends none of the quoted PCRs");
+		rc = ctx_fail(c);
+	}
+	imalog_free(&log);
+	free(buf);
+	return rc;
+}
+
 /* The logs replay to the quoted values (after the quote itself passed). */
 static int check_logs(struct ctx *c, const struct quote *q, const char *evlf,
 		      const char *imaf)
 {
-	struct pcr_vals *r = malloc(sizeof(*r)), *all = malloc(sizeof(*all));
-	int i, rc = 0;
+	struct pcr_vals *r;
 
-	if (!r || !all) {
-		free(r);
-		free(all);
-		return ctx_usage(c, "out of memory");
-	}
 	if (evlf) {
+		if (!(r = malloc(sizeof(*r))))
+			return ctx_usage(c, "out of memory");
 		if (eventlog_replay_file(evlf, r, &c->e) ||
-		    quote_match_replay(&q->vals, r, "event log", &c->e))
-			rc = log_fail(c, "event log");
-	}
-	all->n = 0;
-	for (i = 0; imaf && !rc && i < q->sel.n; i++) {
-		uint16_t bank = q->sel.b[i].alg;
-		int k;
-
-		if (!imalog_bank_ok(bank))
-			continue;
-		if (imalog_replay_file(imaf, bank, r, &c->e)) {
-			rc = log_fail(c, "IMA log");
-			break;
+		    quote_match_replay(&q->vals, r, "event log", &c->e)) {
+			free(r);
+			return log_fail(c, "event log");
 		}
-		for (k = 0; k < r->n && all->n < (int)(sizeof(all->v) /
-						      sizeof(all->v[0])); k++)
-			all->v[all->n++] = r->v[k];
+		free(r);
 	}
-	if (imaf && !rc && quote_match_replay(&q->vals, all, "IMA log",
-					      &c->e))
-		rc = ctx_fail(c);
-	free(r);
-	free(all);
-	return rc;
+	return imaf ? check_ima(c, q, imaf) : 0;
 }
 
 enum { O_MSG = 256, O_SIG, O_PCRS, O_JSON, O_EVL, O_IMA };

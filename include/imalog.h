@@ -65,10 +65,48 @@ int imalog_bank_ok(uint16_t bank);
 int imalog_replay(const struct imalog *log, uint16_t bank,
 		  struct pcr_vals *out, struct tberr *e);
 
-/* Read, parse and replay one bank (for checkquote); out is reset first.
- * Exit 6 when missing, 3 on I/O error, 1 when malformed, 2 for a bank
- * that cannot be replayed. */
-int imalog_replay_file(const char *path, uint16_t bank, struct pcr_vals *out,
-		       struct tberr *e);
+/* How the kernel made a bank's template digests, as found by imalog_match:
+ * the bank's own hash over the template data, or -- when the kernel could
+ * not allocate that hash when IMA started (Debian's 6.1 builds sha384 and
+ * sha512 as modules: "ima: Can not allocate sha384") -- the SHA-1 template
+ * digest zero-padded to the bank's size.  Which banks are padded depends on
+ * the kernel's configuration, not on anything in the list. */
+enum { IMA_DIGEST_OWN = 0, IMA_DIGEST_SHA1_PADDED = 1 };
+
+struct ima_match {
+	uint16_t bank;
+	int compared;		/* PCRs of this bank that had a value */
+	int matched;		/* a prefix of the list replays to them */
+	int how;		/* IMA_DIGEST_OWN or IMA_DIGEST_SHA1_PADDED */
+	uint32_t upto;		/* entries in that prefix (log->n: all) */
+};
+
+/* Match the list against PCR values read BEFORE it (from the TPM or a
+ * quote): the kernel appends an entry to the list before it extends the
+ * PCR, so a list read later may run ahead of the values, never behind.
+ * Replays the bank both ways (own digests first, then SHA-1 zero-padded)
+ * entry by entry and finds the longest prefix after which every PCR the
+ * whole list extends and `pcrs` holds (in this bank) has that value.
+ * PCRs the list extends but `pcrs` lacks are not compared.  Exit 2 for a
+ * bank that cannot be replayed. */
+int imalog_match(const struct imalog *log, uint16_t bank,
+		 const struct pcr_vals *pcrs, struct ima_match *m,
+		 struct tberr *e);
+
+/* The PCRs (bit i: PCR i) the list extends. */
+uint32_t imalog_pcrs(const struct imalog *log);
+
+/* One template field: the template data is a list of (u32 length, bytes)
+ * for every template but "ima" (whose two fields, a 20-byte digest and a
+ * name, are returned the same way). */
+struct ima_field {
+	const uint8_t *p;
+	uint32_t len;
+};
+#define IMA_MAX_FIELDS 16
+
+/* Split an entry's template data into its fields; returns how many
+ * (at most max; the parser already checked the lengths). */
+int imalog_fields(const struct ima_entry *en, struct ima_field *f, int max);
 
 #endif

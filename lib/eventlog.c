@@ -530,6 +530,36 @@ void evl_summary(const struct evl_event *ev, char *out, size_t cap)
 			return;
 		}
 		break;
+	case EV_EVENT_TAG:
+		/* TCG_PCClientTaggedEvent: taggedEventID u32,
+		 * taggedEventDataSize u32, data.  The Linux EFI stub tags the
+		 * initrd it measures into PCR 9 (0x8f3b22ec, data "Linux
+		 * initrd") and, on later kernels, its load options
+		 * (0x8f3b22ed). */
+		if (n >= 8) {
+			uint32_t id = d[0] | d[1] << 8 | d[2] << 16 |
+				      (uint32_t)d[3] << 24;
+			uint32_t sz = d[4] | d[5] << 8 | d[6] << 16 |
+				      (uint32_t)d[7] << 24;
+
+			if (sz != n - 8)
+				break;
+			sb_printf(&s, "tag 0x%08x%s", id,
+				  id == 0x8f3b22ecu ? " (Linux initrd)" :
+				  id == 0x8f3b22edu ? " (Linux load options)" :
+				  "");
+			if (sz && is_text(d + 8, sz, 1)) {
+				sb_printf(&s, ": \"");
+				sb_text(&s, d + 8, sz, 1, 60);
+				sb_printf(&s, "\"");
+			} else if (sz) {
+				sb_printf(&s, ": ");
+				sb_hex(&s, d + 8, sz, 16);
+				sb_printf(&s, " (%u bytes)", sz);
+			}
+			return;
+		}
+		break;
 	case EV_EFI_PLATFORM_FIRMWARE_BLOB:
 		if (n == 16) {
 			sb_printf(&s, "blob at 0x%llx, %llu bytes",

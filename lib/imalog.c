@@ -10,7 +10,13 @@
  *   - the list shows only the SHA-1 template hash, so the SHA-1 bank is
  *     replayed from it and the other banks from the recomputed hash;
  *   - a violation is logged with an all-zero template hash and extends
- *     0xff...ff (the bank's digest size) into every bank. */
+ *     0xff...ff (the bank's digest size) into every bank;
+ *   - a bank whose hash the kernel could not allocate at IMA's start
+ *     (ima_init_crypto: "Can not allocate sha384") is extended with the
+ *     SHA-1 template hash zero-padded to the bank's size (seen on Debian's
+ *     6.1, where sha384 and sha512 are modules);
+ *   - ima_add_template_entry appends to the list first and extends the
+ *     PCR after, so the list read after the PCRs may be longer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +246,22 @@ fail:
 	return rc;
 }
 
+/* The digest one entry extends into a bank, written to out. */
+static void extend_digest(const struct ima_entry *en, uint16_t bank, int how,
+			  size_t sz, uint8_t *out)
+{
+	if (en->invalid) {
+		memset(out, 0xff, sz);
+	} else if (bank == TPM2_ALG_SHA1) {
+		memcpy(out, en->hash, sz);
+	} else if (how == IMA_DIGEST_SHA1_PADDED) {
+		memset(out, 0, sz);
+		memcpy(out, en->hash, 20);
+	} else {
+		template_hash(en, bank, out);
+	}
+}
+
 int imalog_bank_ok(uint16_t bank)
 {
 	return bank == TPM2_ALG_SHA1 || bank == TPM2_ALG_SHA256 ||
@@ -263,12 +285,7 @@ int imalog_replay(const struct imalog *log, uint16_t bank,
 		const struct ima_entry *en = &log->ent[i];
 
 		memcpy(m, val[en->pcr], sz);
-		if (en->invalid)
-			memset(m + sz, 0xff, sz);
-		else if (bank == TPM2_ALG_SHA1)
-			memcpy(m + sz, en->hash, sz);
-		else
-			template_hash(en, bank, m + sz);
+		extend_digest(en, bank, IMA_DIGEST_OWN, sz, m + sz);
 		hash_buf(bank, m, 2 * sz, val[en->pcr]);
 		touched |= 1u << en->pcr;
 	}
@@ -288,28 +305,91 @@ int imalog_replay(const struct imalog *log, uint16_t bank,
 	return 0;
 }
 
-int imalog_replay_file(const char *path, uint16_t bank, struct pcr_vals *out,
-		       struct tberr *e)
+uint32_t imalog_pcrs(const struct imalog *log)
 {
-	struct imalog log;
-	uint8_t *buf;
-	size_t len;
-	int rc;
+	uint32_t m = 0, i;
 
-	out->n = 0;
+	for (i = 0; i < log->n; i++)
+		m |= 1u << log->ent[i].pcr;
+	return m;
+}
+
+int imalog_match(const struct imalog *log, uint16_t bank,
+		 const struct pcr_vals *pcrs, struct ima_match *m,
+		 struct tberr *e)
+{
+	uint8_t val[32][TPM2_MAX_DIGEST], m2[2 * TPM2_MAX_DIGEST];
+	const struct pcr_val *want[32];
+	size_t sz = hash_size(bank);
+	uint32_t touched = imalog_pcrs(log), i;
+	int how, p, k;
+
+	memset(m, 0, sizeof(*m));
+	m->bank = bank;
 	if (!imalog_bank_ok(bank) || !hash_supported(bank))
 		return err_set(e, EX_USAGE, "cannot replay an IMA log in bank "
 			       "%s (sha1, sha256, sha384, sha512 can be)",
 			       alg_name(bank));
-	if ((rc = file_read(path, IMA_MAX_FILE, &buf, &len, e)))
-		return rc;
-	rc = imalog_parse(buf, len, &log, e);
-	if (!rc) {
-		rc = imalog_replay(&log, bank, out, e);
-		imalog_free(&log);
+	memset(want, 0, sizeof(want));
+	for (k = 0; k < pcrs->n; k++) {
+		const struct pcr_val *v = &pcrs->v[k];
+
+		if (v->alg == bank && v->idx < 32 && v->len == sz &&
+		    (touched & (1u << v->idx)) && !want[v->idx]) {
+			want[v->idx] = v;
+			m->compared++;
+		}
 	}
-	free(buf);
-	if (rc)
-		err_prefix(e, "%s", path);
-	return rc;
+	if (!m->compared)
+		return 0;
+	/* SHA-1 has one way only. */
+	for (how = IMA_DIGEST_OWN; how <= (bank == TPM2_ALG_SHA1 ?
+		IMA_DIGEST_OWN : IMA_DIGEST_SHA1_PADDED); how++) {
+		memset(val, 0, sizeof(val));
+		for (i = 0; i < log->n; i++) {
+			const struct ima_entry *en = &log->ent[i];
+			int all = 1;
+
+			memcpy(m2, val[en->pcr], sz);
+			extend_digest(en, bank, how, sz, m2 + sz);
+			hash_buf(bank, m2, 2 * sz, val[en->pcr]);
+			for (p = 0; p < 32 && all; p++)
+				if (want[p] && memcmp(want[p]->d, val[p], sz))
+					all = 0;
+			if (all) {
+				m->matched = 1;
+				m->how = how;
+				m->upto = i + 1;
+			}
+		}
+		if (m->matched)
+			return 0;
+	}
+	return 0;
+}
+
+int imalog_fields(const struct ima_entry *en, struct ima_field *f, int max)
+{
+	struct tb b;
+	int k = 0;
+
+	if (strcmp(en->name, "ima") == 0) {
+		if (max < 2)
+			return 0;
+		f[0].p = en->digest;
+		f[0].len = en->dsize;
+		f[1].p = en->path;
+		f[1].len = en->plen;
+		return 2;
+	}
+	tb_init_read(&b, en->tdata, en->tlen);
+	while (tb_left(&b) && k < max) {
+		uint32_t n = tb_get_u32_le(&b);
+
+		if (tb_err(&b) || n > tb_left(&b))
+			break;
+		f[k].len = n;
+		f[k++].p = tb_get_ref(&b, n);
+	}
+	return k;
 }

@@ -583,12 +583,26 @@ reset_pcrs() {
 	tb quote -k "$T/lak.blob" -p sha256:10 -n 0102 -o "$T/q256"
 	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima.bin" "$T/q256"
 	assert_success
-	# an entry the TPM never saw (a hidden program)
-	mk ima "$T/ima2.bin" --template ima-ng /usr/bin/a /usr/bin/b '!/usr/bin/c' /usr/bin/d /usr/bin/hidden > /dev/null
+	# an entry the TPM never saw (a hidden program) amid the others
+	mk ima "$T/ima2.bin" --template ima-ng /usr/bin/a /usr/bin/hidden /usr/bin/b '!/usr/bin/c' /usr/bin/d > /dev/null
 	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima2.bin" "$T/q"
 	assert_failure 1
-	assert_output --partial "IMA log check failed: sha"
-	assert_output --partial ":10 replays to"
+	assert_output --partial "IMA log check failed: no prefix of the list replays to the quoted sha"
+	# entries after the last one quoted: the list was read after the
+	# quote (the kernel appends before it extends); the quote covers the
+	# prefix, and checkquote says how much is left uncovered
+	mk ima "$T/ima4.bin" --template ima-ng /usr/bin/a /usr/bin/b '!/usr/bin/c' /usr/bin/d /usr/bin/later > /dev/null
+	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima4.bin" "$T/q"
+	assert_success
+	assert_line "checkquote: IMA log, sha256: 4 of 5 entries match the quote (the rest, beyond it, came after the quote and are not covered)"
+	# a bank extended with zero-padded SHA-1 template digests (a kernel
+	# that could not allocate sha256); PCR 11, which nothing else here uses
+	mk ima "$T/ima5.bin" --template ima-ng --pcr 11 --banks sha1,sha256:padded /usr/bin/a /usr/bin/b > "$T/ext5"
+	while read -r pcr a b; do tpm2_pcrextend "$pcr:$a,$b"; done < "$T/ext5"
+	tb quote -k "$T/lak.blob" -p sha256:11+sha1:11 -n 0102 -o "$T/q5"
+	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima5.bin" "$T/q5"
+	assert_success
+	assert_line "checkquote: IMA log, sha256: SHA-1 template digests zero-padded; 2 of 2 entries match the quote"
 	# an entry left out of the log
 	mk ima "$T/ima3.bin" --template ima-ng /usr/bin/a /usr/bin/b '!/usr/bin/c' > /dev/null
 	run tb checkquote -k "$T/lak.pem" -n 0102 --imalog "$T/ima3.bin" "$T/q"

@@ -10,12 +10,16 @@
       the StartupLocality EV_NO_ACTION event.  Prints one line per digest
       that a TPM would extend: "PCR BANK HEX".
 
-  mklog.py ima OUT [--template ima|ima-ng|ima-sig] [--alg sha256]
-                   [--pcr 10] PATH...
+  mklog.py ima OUT [--template ima|ima-ng|ima-sig|ima-buf] [--alg sha256]
+                   [--pcr 10] [--banks sha1,sha256] [--empty-sig] PATH...
       An IMA binary_runtime_measurements list (little-endian).  A PATH
       starting with '!' is a violation (all-zero template hash).  The file
-      digest is the hash of the path text.  Prints one line per entry with
-      what the kernel extends: "PCR sha1=HEX sha256=HEX".
+      digest is the hash of the path text (ima-buf: the buffer is
+      "buf:" PATH).  --empty-sig: ima-sig entries with an empty signature.
+      Prints one line per entry with what the kernel extends into each of
+      --banks: "PCR sha1=HEX sha256=HEX"; a bank written "sha384:padded"
+      gets the SHA-1 template hash zero-padded (a kernel that could not
+      allocate sha384 extends that).
 
   mklog.py raw OUT HEX...    concatenated hex chunks (for malformed logs)
 """
@@ -103,6 +107,7 @@ def boot(args):
 
 def ima(args):
     out, template, alg, pcr, paths = None, "ima-ng", "sha256", 10, []
+    banks, emptysig = ["sha1", "sha256"], False
     i = 0
     while i < len(args):
         a = args[i]
@@ -115,6 +120,11 @@ def ima(args):
         elif a == "--pcr":
             i += 1
             pcr = int(args[i])
+        elif a == "--banks":
+            i += 1
+            banks = args[i].split(",")
+        elif a == "--empty-sig":
+            emptysig = True
         elif out is None:
             out = a
         else:
@@ -128,23 +138,40 @@ def ima(args):
             fd = h("sha1", name)
             tdata = fd + le32(len(name)) + name
             hashed = fd + name.ljust(256, b"\0")
+        elif template == "ima-buf":
+            # What the kernel measures as a buffer (kernel_version, keys):
+            # d-ng over the buffer, its name, the buffer itself.
+            buf = b"buf:" + name
+            fields = [alg.encode() + b":\0" + h(alg, buf), name + b"\0", buf]
+            tdata = b"".join(le32(len(f)) + f for f in fields)
+            hashed = tdata
         else:
             fd = h(alg, name)
             fields = [alg.encode() + b":\0" + fd, name + b"\0"]
-            if template == "ima-sig":
+            if template == "ima-sig" and emptysig:
+                fields.append(b"")
+            elif template == "ima-sig":
                 # An arbitrary signature blob: the parser does not verify
                 # it, only carries it.
                 fields.append(bytes([3, 2]) + h("sha256", name)[:8])
             tdata = b"".join(le32(len(f)) + f for f in fields)
             hashed = tdata
-        th = {b: h(b, hashed) for b in ("sha1", "sha256")}
+        # A bank "sha384:padded" gets what a kernel that could not
+        # allocate sha384 extends: the SHA-1 template hash zero-padded.
+        th = {}
+        for bk in banks:
+            b, _, mode = bk.partition(":")
+            if mode == "padded":
+                th[b] = h("sha1", hashed).ljust(len(h(b, b"")), b"\0")
+            else:
+                th[b] = h(b, hashed)
         ext = {b: (b"\xff" * len(th[b]) if invalid else th[b]) for b in th}
-        rec = le32(pcr) + (bytes(20) if invalid else th["sha1"])
+        rec = le32(pcr) + (bytes(20) if invalid else h("sha1", hashed))
         rec += le32(len(template)) + template.encode()
         if template != "ima":
             rec += le32(len(tdata))
         log += rec + tdata
-        print(pcr, "sha1=" + ext["sha1"].hex(), "sha256=" + ext["sha256"].hex())
+        print(pcr, " ".join(b + "=" + ext[b].hex() for b in th))
     open(out, "wb").write(log)
 
 

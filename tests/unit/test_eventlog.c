@@ -234,6 +234,24 @@ static void test_summary(void)
 	/* Short output buffers stay terminated. */
 	evl_summary(&ev, s, 5);
 	CHECK(strlen(s) == 4);
+	/* EV_EVENT_TAG as the Linux EFI stub logs the initrd it measures:
+	 * TCG_PCClientTaggedEvent id 0x8f3b22ec, 13 bytes "Linux initrd\0"
+	 * (bytes from a real boot log, event-sd-boot-fedora37.bin). */
+	ev.type = EV_EVENT_TAG;
+	ev.data = (const uint8_t *)"\xec\x22\x3b\x8f\x0d\0\0\0Linux initrd";
+	ev.dlen = 21;
+	evl_summary(&ev, s, sizeof(s));
+	CHECK(strcmp(s, "tag 0x8f3b22ec (Linux initrd): \"Linux initrd\"") == 0);
+	/* A size that disagrees with the event's: shown raw, not decoded. */
+	ev.dlen = 20;
+	evl_summary(&ev, s, sizeof(s));
+	CHECK(strncmp(s, "tag", 3) != 0);
+	ev.dlen = 21;
+	/* An unknown tag with binary data. */
+	ev.data = (const uint8_t *)"\x01\0\0\0\x02\0\0\0\xff\x01";
+	ev.dlen = 10;
+	evl_summary(&ev, s, sizeof(s));
+	CHECK(strcmp(s, "tag 0x00000001: ff01 (2 bytes)") == 0);
 }
 
 /* ima-ng entry for /bin/x (sha256 file digest), then a violation. */
@@ -317,11 +335,76 @@ static void test_ima(void)
 	imalog_free(&log);
 }
 
+static void set(struct pcr_vals *v, uint16_t alg, const char *hex)
+{
+	struct pcr_val *p = &v->v[v->n++];
+
+	p->alg = alg;
+	p->idx = 10;
+	p->len = (uint8_t)hex_decode(hex, p->d, sizeof(p->d));
+}
+
+/* imalog_match: per bank, own or zero-padded SHA-1 template digests, and
+ * the longest prefix that replays to the values (expected values from
+ * Python's hashlib over the same template data). */
+static void test_ima_match(void)
+{
+	static struct w w;
+	static struct pcr_vals v;
+	struct ima_field f[IMA_MAX_FIELDS];
+	struct ima_match m;
+	struct imalog log;
+	struct tberr e;
+
+	ima_ng(&w);
+	CHECK(imalog_parse(w.b, w.n, &log, &e) == 0);
+	CHECK(imalog_pcrs(&log) == 1u << 10);
+	/* Whole list, own digests. */
+	v.n = 0;
+	set(&v, TPM2_ALG_SHA256, "4c666474e239df80d1b48304ea23432a"
+	    "f0d8f2687a087a7cf8e962e032dc12ed");
+	CHECK(imalog_match(&log, TPM2_ALG_SHA256, &v, &m, &e) == 0);
+	CHECK(m.compared == 1 && m.matched && m.how == IMA_DIGEST_OWN &&
+	      m.upto == 2);
+	/* sha384 extended with the SHA-1 digest zero-padded, whole list. */
+	set(&v, TPM2_ALG_SHA384, "fffef61f2dd51366f0e33403c4f6e83d66d2511c48a4e2"
+	    "83d7dd60203598a41333260cb79edd091a34af608d60cf3fe4");
+	CHECK(imalog_match(&log, TPM2_ALG_SHA384, &v, &m, &e) == 0);
+	CHECK(m.matched && m.how == IMA_DIGEST_SHA1_PADDED && m.upto == 2);
+	/* The PCRs read before the violation was extended: prefix of 1. */
+	v.n = 0;
+	set(&v, TPM2_ALG_SHA256, "fe0f103e01ba424c900c71fa578f15e0"
+	    "394275eb053d766bf2e6c577ae83d9b1");
+	CHECK(imalog_match(&log, TPM2_ALG_SHA256, &v, &m, &e) == 0);
+	CHECK(m.matched && m.how == IMA_DIGEST_SHA1_PADDED && m.upto == 1);
+	v.n = 0;
+	set(&v, TPM2_ALG_SHA1, "01e09cbee3bd57665f04e95f5ee1aa478c58062c");
+	CHECK(imalog_match(&log, TPM2_ALG_SHA1, &v, &m, &e) == 0);
+	CHECK(m.matched && m.upto == 2);
+	/* A value no prefix reaches, either way. */
+	v.n = 0;
+	set(&v, TPM2_ALG_SHA256, "4c666474e239df80d1b48304ea23432a"
+	    "f0d8f2687a087a7cf8e962e032dc12ee");
+	CHECK(imalog_match(&log, TPM2_ALG_SHA256, &v, &m, &e) == 0);
+	CHECK(m.compared == 1 && !m.matched);
+	/* No value for this bank: nothing compared. */
+	CHECK(imalog_match(&log, TPM2_ALG_SHA512, &v, &m, &e) == 0);
+	CHECK(m.compared == 0 && !m.matched);
+	CHECK(imalog_match(&log, TPM2_ALG_SM3_256, &v, &m, &e) == EX_USAGE);
+	/* Fields: d-ng and n-ng, as the ascii list shows them. */
+	CHECK(imalog_fields(&log.ent[0], f, IMA_MAX_FIELDS) == 2);
+	CHECK(f[0].len == 40 && memcmp(f[0].p, "sha256:", 8) == 0);
+	CHECK(f[1].len == 7 && memcmp(f[1].p, "/bin/x", 7) == 0);
+	CHECK(imalog_fields(&log.ent[0], f, 1) == 1);
+	imalog_free(&log);
+}
+
 int main(void)
 {
 	test_agile();
 	test_legacy_and_limits();
 	test_summary();
 	test_ima();
+	test_ima_match();
 	return unit_done("eventlog");
 }
