@@ -104,6 +104,12 @@ bench: $(BIN) tiny
 # /usr/bin/info); `tpmbox --install DIR` puts them on PATH for those who
 # want them there.  Man pages are tpmbox-APPLET(1).
 LIBEXECDIR ?= $(PREFIX)/libexec/tpmbox
+# The initramfs integration (docs/initramfs.md): where initramfs-tools,
+# cryptsetup's keyscripts and dracut look, whatever PREFIX is.
+INITRAMFS_TOOLS_DIR ?= /usr/share/initramfs-tools
+KEYSCRIPT_DIR ?= /lib/cryptsetup/scripts
+DRACUT_MODULES_DIR ?= /usr/lib/dracut/modules.d
+SYSCONFDIR ?= /etc
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBEXECDIR) \
 		$(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -114,6 +120,17 @@ install: $(BIN)
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 completions/tpmbox.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tpmbox
+	install -d $(DESTDIR)$(INITRAMFS_TOOLS_DIR)/hooks $(DESTDIR)$(KEYSCRIPT_DIR) \
+		$(DESTDIR)$(DRACUT_MODULES_DIR)/90tpmbox $(DESTDIR)$(SYSCONFDIR)/tpmbox \
+		$(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 initramfs/initramfs-tools/tpmbox \
+		$(DESTDIR)$(INITRAMFS_TOOLS_DIR)/hooks/tpmbox
+	install -m 0755 initramfs/tpmbox-unlock $(DESTDIR)$(KEYSCRIPT_DIR)/tpmbox-unlock
+	install -m 0755 initramfs/tpmbox-unlock initramfs/dracut/90tpmbox/*.sh \
+		$(DESTDIR)$(DRACUT_MODULES_DIR)/90tpmbox/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/tpmbox/initramfs.conf ] || install -m 0644 \
+		initramfs/initramfs.conf $(DESTDIR)$(SYSCONFDIR)/tpmbox/initramfs.conf
+	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 # Fuzzing and sanitizers (issue 5; see docs/hardening.md).
 FUZZ_SECONDS ?= 10

@@ -561,6 +561,19 @@ extended() {
 	[ "$(ls "$d/usr/share/bash-completion/completions" | sort | tr '\n' ' ')" = "info tpmbox " ]
 	cmp "$d/usr/share/bash-completion/completions/tpmbox" "$ROOT/completions/tpmbox.bash"
 	bash -n "$d/usr/share/bash-completion/completions/tpmbox"
+	# the initramfs integration, where initramfs-tools, cryptsetup and
+	# dracut look; a settings file already there is kept
+	[ -x "$d/usr/share/initramfs-tools/hooks/tpmbox" ]
+	cmp "$d/lib/cryptsetup/scripts/tpmbox-unlock" "$ROOT/initramfs/tpmbox-unlock"
+	cmp "$d/usr/lib/dracut/modules.d/90tpmbox/tpmbox-unlock" "$ROOT/initramfs/tpmbox-unlock"
+	[ -x "$d/usr/lib/dracut/modules.d/90tpmbox/module-setup.sh" ]
+	cmp "$d/etc/tpmbox/initramfs.conf" "$ROOT/initramfs/initramfs.conf"
+	[ -f "$d/usr/share/man/man8/tpmbox-unlock.8" ]
+	echo "TPMBOX_CAP_PCR=14" > "$d/etc/tpmbox/initramfs.conf"
+	run make -s -C "$ROOT" -o "$TPMBOX" BIN="$TPMBOX" BUILD="${BUILD:-build}" \
+		install DESTDIR="$d" PREFIX=/usr
+	assert_success
+	[ "$(cat "$d/etc/tpmbox/initramfs.conf")" = "TPMBOX_CAP_PCR=14" ]
 }
 
 @test "dispatch: the bash completion takes an applet name only where it is tpmbox" {

@@ -34,7 +34,7 @@ load helpers/common
 
 @test "docs: man pages render without warnings" {
 	cd "$BATS_TEST_DIRNAME/.."
-	for m in man/*.1; do
+	for m in man/*.1 man/*.8; do
 		run bash -c "groff -man -ww -z -Tutf8 '$m' 2>&1"
 		[ -z "$output" ] || { echo "$m: $output"; false; }
 	done

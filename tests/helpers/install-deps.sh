@@ -17,7 +17,7 @@ tiny="musl-tools"
 check="$demo $tiny swtpm-tools bats bats-assert bats-support tpm2-tools socat
 	openssl xxd jq bc file procps groff-base python3 time util-linux
 	clang clang-tools libclang-rt-14-dev valgrind cppcheck
-	qemu-system-x86 ovmf busybox-static cpio"
+	qemu-system-x86 ovmf busybox-static cpio cryptsetup-bin initramfs-tools-core"
 case $what in
 demo) want=$demo ;;
 tiny) want=$tiny ;;

@@ -1,0 +1,212 @@
+#!/usr/bin/env bats
+# The initramfs integration (issue 13): the tpmbox-unlock keyscript against
+# this suite's swtpm (unseal, cap, every fallback), its key opening a real
+# LUKS2 container (cryptsetup), the initramfs-tools hook in a real
+# mkinitramfs image (lsinitramfs), and the dracut module's install().
+
+load helpers/common
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+KS=$ROOT/initramfs/tpmbox-unlock
+
+setup_file() {
+	swtpm_start
+	tb takeown >/dev/null
+	export KD=$BATS_FILE_TMPDIR/ks
+	mkdir -p "$KD"
+	# the passphrase a person would type, as an askpass program
+	printf '#!/bin/sh\necho "asked: $1" >&2\nprintf fallback-pass\n' > "$KD/askpass"
+	chmod 755 "$KD/askpass"
+	# settings as /etc/tpmbox/initramfs.conf would give them: PCR 16
+	# (resettable, so each test starts from zeros) as the cap
+	printf 'TPMBOX_CAP_PCR=16\nTPMBOX_ASKPASS=%s\n' "$KD/askpass" > "$KD/conf"
+	head -c 64 /dev/urandom > "$KD/key"
+	# sealed to PCR 16 as it is before the cap (zeros) and PCR 7
+	tpm2_pcrreset 16
+	tb pcrread sha256:7,16 > "$KD/pcrs"
+	tb seal -P "$KD/pcrs" -o "$KD/blob" "$KD/key"
+}
+
+teardown_file() { swtpm_stop; }
+
+setup() { tpm2_pcrreset 16; }
+
+# unlock [ENV=VALUE...]: run the keyscript as cryptsetup would, stdout to
+# $KD/out, stderr to $KD/err; sets status.
+unlock() {
+	run env TPMBOX="$TPMBOX" TPMBOX_UNLOCK_CONF="$KD/conf" CRYPTTAB_NAME=root \
+		CRYPTTAB_SOURCE=/dev/sda2 CRYPTTAB_KEY="$KD/blob" "$@" \
+		sh -c '"$0" "$CRYPTTAB_KEY" > "'"$KD/out"'" 2> "'"$KD/err"'"' "$KS"
+}
+
+cap_value() {
+	local sep
+	sep=$(printf 'tpmbox-unlock root' | openssl dgst -sha256 -binary | xxd -p -c64)
+	printf '%064d%s' 0 "$sep" | xxd -r -p | openssl dgst -sha256 -binary | xxd -p -c64
+}
+
+@test "initramfs: tpmbox-unlock prints the unsealed key, then caps the PCR so it cannot unseal again" {
+	unlock
+	assert_success
+	cmp "$KD/out" "$KD/key"
+	[ ! -s "$KD/err" ]
+	# the cap, read back by tpm2-tools: H(zeros || H("tpmbox-unlock root"))
+	run tpm2_pcrread sha256:16
+	assert_output --partial "0x$(cap_value | tr a-f A-F)"
+	# the same boot, later: the TPM path is closed, the passphrase is asked
+	unlock
+	assert_success
+	[ "$(cat "$KD/out")" = fallback-pass ]
+	grep -q "tpmbox-unlock: root: unseal refused (exit 4): the boot state is not the one the key was sealed to" "$KD/err"
+	grep -q "asked: Passphrase for root (/dev/sda2): " "$KD/err"
+}
+
+@test "initramfs: the keyscript's key opens a LUKS2 volume (cryptsetup), the fallback passphrase its other keyslot" {
+	command -v cryptsetup >/dev/null || skip "cryptsetup is not installed (install-deps.sh installs it)"
+	img=$BATS_TEST_TMPDIR/luks.img
+	truncate -s 20M "$img"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--key-file "$KD/key" "$img"
+	printf fallback-pass > "$BATS_TEST_TMPDIR/pass"
+	cryptsetup luksAddKey -q --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--key-file "$KD/key" "$img" "$BATS_TEST_TMPDIR/pass"
+	unlock
+	assert_success
+	cryptsetup open --test-passphrase --key-file="$KD/out" "$img"
+	# after the cap the passphrase opens it, and a wrong key does not
+	unlock
+	cryptsetup open --test-passphrase --key-file="$KD/out" "$img"
+	printf wrong > "$BATS_TEST_TMPDIR/wrong"
+	! cryptsetup open --test-passphrase --key-file="$BATS_TEST_TMPDIR/wrong" "$img"
+}
+
+@test "initramfs: tpmbox-unlock falls back, saying why: no blob, no TPM, key already tried; PCR left alone" {
+	before=$(tb pcrread sha256:16)
+	unlock CRYPTTAB_KEY="$BATS_TEST_TMPDIR/missing.blob"
+	assert_success
+	[ "$(cat "$KD/out")" = fallback-pass ]
+	grep -q "no sealed blob '$BATS_TEST_TMPDIR/missing.blob' in this image" "$KD/err"
+	unlock TPMBOX_TCTI="swtpm:path=$BATS_TEST_TMPDIR/none.sock"
+	assert_success
+	[ "$(cat "$KD/out")" = fallback-pass ]
+	grep -q "unseal failed (exit 3)" "$KD/err"
+	unlock CRYPTTAB_TRIED=1
+	assert_success
+	[ "$(cat "$KD/out")" = fallback-pass ]
+	grep -q "the unsealed key was tried already" "$KD/err"
+	[ "$(tb pcrread sha256:16)" = "$before" ]
+}
+
+@test "initramfs: a failed passphrase prompt is a failure with nothing on stdout; the console prompt reads without echo" {
+	printf 'TPMBOX_CAP_PCR=16\nTPMBOX_ASKPASS=false\n' > "$BATS_TEST_TMPDIR/conf"
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_TRIED=1
+	assert_failure
+	[ ! -s "$KD/out" ]
+	# no askpass program: the console (here a file standing for it)
+	printf 'TPMBOX_CAP_PCR=16\n' > "$BATS_TEST_TMPDIR/conf"
+	printf 'typed pass\n' > "$BATS_TEST_TMPDIR/console"
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_TRIED=1 \
+		TPMBOX_CONSOLE="$BATS_TEST_TMPDIR/console"
+	assert_success
+	[ "$(cat "$KD/out")" = "typed pass" ]
+	[ "$(wc -c < "$KD/out")" -eq 10 ]
+}
+
+@test "initramfs: the keyscript and hooks are POSIX sh (dash and busybox sh parse them)" {
+	for f in "$KS" "$ROOT/initramfs/initramfs-tools/tpmbox" \
+		 "$ROOT/initramfs/dracut/90tpmbox/tpmbox-dracut.sh" \
+		 "$ROOT/initramfs/dracut/90tpmbox/tpmbox-settled.sh"; do
+		dash -n "$f"
+		if command -v busybox >/dev/null; then busybox sh -n "$f"; fi
+	done
+	bash -n "$ROOT/initramfs/dracut/90tpmbox/module-setup.sh"
+}
+
+@test "initramfs: mkinitramfs with the hook puts tpmbox, the keyscript, the settings, the SRK public and the blob in the image" {
+	command -v mkinitramfs >/dev/null || skip "initramfs-tools-core is not installed (install-deps.sh installs it)"
+	# Debian's kernel, unpacked (never installed) by the VM harness
+	export VM_DIR=${VM_DIR:-$ROOT/build/vm}
+	. "$ROOT/tests/vm/lib.sh"
+	vm_kernel
+	# mkinitramfs reads /lib/modules/VERSION and /boot/config-VERSION;
+	# point them at the unpacked kernel for this test only
+	made=
+	[ -d /lib/modules ] || { mkdir /lib/modules; made="/lib/modules"; }
+	if [ ! -e "/lib/modules/$VM_KVER" ]; then
+		ln -s "$VM_MODDIR" "/lib/modules/$VM_KVER"; made="/lib/modules/$VM_KVER $made"
+	fi
+	if [ ! -e "/boot/config-$VM_KVER" ]; then
+		ln -s "$VM_DIR/kernel/root/boot/config-$VM_KVER" "/boot/config-$VM_KVER"
+		made="/boot/config-$VM_KVER $made"
+	fi
+	C=$BATS_TEST_TMPDIR/conf
+	mkdir -p "$C/hooks" "$C/conf.d" "$C/scripts" "$BATS_TEST_TMPDIR/etc"
+	printf 'MODULES=list\nBUSYBOX=auto\nCOMPRESS=gzip\nRESUME=none\n' > "$C/initramfs.conf"
+	: > "$C/modules"
+	cp "$ROOT/initramfs/initramfs-tools/tpmbox" "$C/hooks/tpmbox"
+	# two volumes for the keyscript (one by full path), one that is not
+	cp "$KD/blob" "$BATS_TEST_TMPDIR/root.blob"
+	cp "$KD/blob" "$BATS_TEST_TMPDIR/home.blob"
+	{
+		echo "# a comment naming keyscript=tpmbox-unlock"
+		echo "root /dev/sda2 $BATS_TEST_TMPDIR/root.blob luks,keyscript=tpmbox-unlock"
+		echo "home UUID=1234 $BATS_TEST_TMPDIR/home.blob luks,discard,keyscript=/lib/cryptsetup/scripts/tpmbox-unlock"
+		echo "swap /dev/sdb3 /dev/urandom swap,cipher=aes-xts-plain64"
+	} > "$BATS_TEST_TMPDIR/crypttab"
+	# /etc/tpmbox as the admin leaves it: settings and the pinned SRK
+	E=$BATS_TEST_TMPDIR/etc/tpmbox
+	mkdir -p "$E"
+	cp "$ROOT/initramfs/initramfs.conf" "$E/initramfs.conf"
+	tb takeown --srk-pub "$E/srk.pem" >/dev/null
+	run env TPMBOX_CRYPTTAB="$BATS_TEST_TMPDIR/crypttab" TPMBOX_BIN="$TPMBOX" \
+		TPMBOX_ETC="$E" TPMBOX_KEYSCRIPT="$KS" mkinitramfs -d "$C" -o "$BATS_TEST_TMPDIR/initrd.img" "$VM_KVER"
+	for m in $made; do rm -f "$m" 2>/dev/null || rmdir "$m"; done
+	assert_success
+	run lsinitramfs "$BATS_TEST_TMPDIR/initrd.img"
+	assert_success
+	assert_line usr/bin/tpmbox
+	assert_line --regexp '^(usr/)?lib/cryptsetup/scripts/tpmbox-unlock$'
+	assert_line "${BATS_TEST_TMPDIR#/}/root.blob"
+	assert_line "${BATS_TEST_TMPDIR#/}/home.blob"
+	assert_line etc/tpmbox/initramfs.conf
+	assert_line etc/tpmbox/srk.pem
+	refute_output --partial urandom
+	# the binary in the image is the one given, byte for byte
+	mkdir "$BATS_TEST_TMPDIR/x"
+	(cd "$BATS_TEST_TMPDIR/x" && unmkinitramfs "$BATS_TEST_TMPDIR/initrd.img" .)
+	cmp "$BATS_TEST_TMPDIR/x/usr/bin/tpmbox" "$TPMBOX"
+	cmp "$BATS_TEST_TMPDIR/x/${BATS_TEST_TMPDIR#/}/root.blob" "$KD/blob"
+	cmp "$BATS_TEST_TMPDIR/x/etc/tpmbox/srk.pem" "$E/srk.pem"
+}
+
+@test "initramfs: dracut's module-setup.sh installs tpmbox, the keyscript, the settings and the blobs crypttab names" {
+	M=$ROOT/initramfs/dracut/90tpmbox
+	initdir=$BATS_TEST_TMPDIR/img
+	mkdir -p "$initdir/etc"
+	cp "$KD/blob" "$BATS_TEST_TMPDIR/root.blob"
+	printf 'root /dev/sda2 %s luks,keyscript=tpmbox-unlock\nx /dev/sdc none luks\n' \
+		"$BATS_TEST_TMPDIR/root.blob" > "$BATS_TEST_TMPDIR/crypttab"
+	# dracut's install helpers, as stubs that record what they are given
+	E=$BATS_TEST_TMPDIR/etc/tpmbox
+	mkdir -p "$E"
+	cp "$ROOT/initramfs/initramfs.conf" "$E/initramfs.conf"
+	run env initdir="$initdir" moddir="$M" TPMBOX_CRYPTTAB="$BATS_TEST_TMPDIR/crypttab" \
+		TPMBOX_ETC="$E" \
+		PATH="$(dirname "$TPMBOX"):$PATH" bash -c '
+		inst_binary() { echo "binary $*"; }
+		inst_script() { echo "script $*"; }
+		inst_simple() { echo "simple $*"; }
+		inst_hook() { echo "hook $*"; }
+		dwarn() { echo "warn $*"; }
+		require_binaries() { command -v "$@" >/dev/null; }
+		. "$moddir/module-setup.sh"
+		depends; install'
+	assert_success
+	assert_line crypt
+	assert_line "binary $TPMBOX /usr/bin/tpmbox"
+	assert_line "script $M/tpmbox-unlock /lib/cryptsetup/scripts/tpmbox-unlock"
+	assert_line "simple $BATS_TEST_TMPDIR/root.blob"
+	assert_line "simple $E/initramfs.conf /etc/tpmbox/initramfs.conf"
+	assert_line "hook initqueue/settled 20 $M/tpmbox-settled.sh"
+	[ "$(cat "$initdir/etc/tpmbox-crypttab")" = "root /dev/sda2 $BATS_TEST_TMPDIR/root.blob" ]
+}
