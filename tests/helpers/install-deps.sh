@@ -6,7 +6,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 pkg_have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 for p in swtpm swtpm-tools libmbedtls-dev bats bats-assert bats-support \
 	 tpm2-tools socat openssl xxd groff-base python3 \
-	 clang clang-tools libclang-rt-14-dev valgrind cppcheck time; do
+	 clang clang-tools libclang-rt-14-dev valgrind cppcheck time procps passwd util-linux; do
 	pkg_have "$p" || need="$need $p"
 done
 have cc || need="$need gcc make"
