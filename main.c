@@ -1,6 +1,8 @@
 /* tpmbox: dispatch by basename(argv[0]) or argv[1] to an applet. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "applet.h"
+#include "file.h"
 #include "eventlog.h"
 #include "hex.h"
 #include "optscan.h"
@@ -388,6 +391,34 @@ static int applet_words(struct ctx *c, const struct applet *a, int argc,
 	return bad && !*help ? EX_USAGE : 0;
 }
 
+/* Applets that hold a secret in memory (an unsealed key, an auth value,
+ * a session key, random bytes for a key). */
+static int handles_secrets(const char *name)
+{
+	static const char *const names[] = {
+		"seal", "unseal", "takeown", "clearall", "getrandom",
+		"akcreate", "quote", "nvdefine", "nvread", "nvwrite",
+		"nvextend", "nvincrement", "nvsetbits", "nvrelease",
+	};
+	size_t j;
+
+	for (j = 0; j < sizeof(names) / sizeof(names[0]); j++)
+		if (strcmp(name, names[j]) == 0)
+			return 1;
+	return 0;
+}
+
+/* No core file and no ptrace by other processes of the same user: a
+ * crash or a kill -ABRT must not write the secret to disk.  Best effort:
+ * a failure here is not a reason to refuse the job. */
+static void no_core(void)
+{
+	struct rlimit rl = { 0, 0 };
+
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	(void)setrlimit(RLIMIT_CORE, &rl);
+}
+
 int main(int argc, char **argv)
 {
 	const struct applet *a = NULL;
@@ -443,6 +474,9 @@ int main(int argc, char **argv)
 	}
 	for (ac = 0; av[ac]; ac++)
 		;
+	file_set_timeout(opts.timeout_s);
+	if (handles_secrets(a->name))
+		no_core();
 	optind = 1;
 	rc = a->main(&c, ac, av);
 	tpm_close(c.tpm);

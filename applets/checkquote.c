@@ -195,6 +195,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!quotef && !(msgf && sigf && pcrsf))
 		return ctx_usage(c, "give QUOTE, or all of --msg, --sig and "
 				 "--pcrs");
+	/* -n "" (an unset shell variable) would silently accept only a
+	 * nonce-less quote: say what was meant instead. */
+	if (nonce_hex && !*nonce_hex)
+		return ctx_usage(c, "empty nonce given with -n (omit -n to "
+				 "skip the nonce check)");
 	if (nonce_hex) {
 		nn = hex_decode(nonce_hex, nonce, 64);
 		if (nn < 0)

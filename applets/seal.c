@@ -294,6 +294,17 @@ static int run(struct ctx *c, int argc, char **argv)
 			rc = ctx_fail(c);
 			goto out;
 		}
+		/* A NUL would end the text early and hide the lines
+		 * after it: refuse it rather than seal to less. */
+		if (memchr(txt, 0, tl)) {
+			size_t off = (size_t)((uint8_t *)memchr(txt, 0, tl) -
+					      txt);
+
+			free(txt);
+			rc = ctx_usage(c, "PCRFILE %s has a NUL byte at "
+				       "offset %zu", pcrfile, off);
+			goto out;
+		}
 		{
 			uint8_t *z = realloc(txt, tl + 1);
 

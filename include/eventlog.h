@@ -102,6 +102,10 @@ void evl_free(struct evl *log);
 int evl_replay(const struct evl *log, struct pcr_vals *out, struct tberr *e);
 
 /* Read (bounded), parse and replay a log file in one call (for checkquote).
+ * Unlike evl_replay, PCRs 0-7 of every bank the log covers are given even
+ * when no event extends them (at their reset value: 0, or the
+ * StartupLocality value in PCR 0), so a log with a PCR's events removed
+ * does not match a quote of that PCR.
  * Exit 6 when missing, 3 on I/O error, 1 when malformed. */
 int eventlog_replay_file(const char *path, struct pcr_vals *out,
 			 struct tberr *e);

@@ -189,7 +189,11 @@ static int get_agile(struct tb *b, const struct evl *log,
 	count = tb_get_u32_le(b);
 	if (tb_err(b))
 		return truncated(e, ev->num, ev->offset, b->len);
-	if (count > (uint32_t)log->nalgs)
+	/* An event that extends a PCR carries one digest per bank the
+	 * header names: one with fewer would be in the log without being
+	 * bound to the PCRs of the banks it leaves out. */
+	if (count > (uint32_t)log->nalgs ||
+	    (ev->type != EV_NO_ACTION && count != (uint32_t)log->nalgs))
 		return err_set(e, EX_FAIL, "event %u at offset %zu: %u digests"
 			       ", but the header lists %d algorithms", ev->num,
 			       ev->offset, count, log->nalgs);
@@ -308,7 +312,25 @@ fail:
 	return rc;
 }
 
+/* The PCRs a firmware boot log accounts for in full: 0-7, the pre-OS
+ * (SRTM) PCRs of the PC Client Platform Firmware Profile.  Everything the
+ * firmware and the boot loaders it runs extend there is in its log; PCRs
+ * 8-15 are shared with the OS (IMA's 10, systemd's 11-15), 16 is debug,
+ * 17-22 are DRTM (not in this log), 23 is for applications. */
+#define EVL_SRTM_PCRS	0xffu
+
+static int replay(const struct evl *log, uint32_t reset_too,
+		  struct pcr_vals *out, struct tberr *e);
+
 int evl_replay(const struct evl *log, struct pcr_vals *out, struct tberr *e)
+{
+	return replay(log, 0, out, e);
+}
+
+/* Replay; the PCRs in reset_too are given (at their reset value when no
+ * event extends them) in every bank the log covers. */
+static int replay(const struct evl *log, uint32_t reset_too,
+		  struct pcr_vals *out, struct tberr *e)
 {
 	/* Per bank (header order), per PCR: value and whether extended. */
 	uint8_t val[TPM2_MAX_BANKS][32][TPM2_MAX_DIGEST];
@@ -351,7 +373,7 @@ int evl_replay(const struct evl *log, struct pcr_vals *out, struct tberr *e)
 		for (p = 0; p < 32; p++) {
 			struct pcr_val *v;
 
-			if (!(touched[k] & (1u << p)))
+			if (!((touched[k] | reset_too) & (1u << p)))
 				continue;
 			v = &out->v[out->n++];
 			v->alg = log->algs[k].alg;
@@ -376,7 +398,7 @@ int eventlog_replay_file(const char *path, struct pcr_vals *out,
 		return rc;
 	rc = evl_parse(buf, len, &log, e);
 	if (!rc) {
-		rc = evl_replay(&log, out, e);
+		rc = replay(&log, EVL_SRTM_PCRS, out, e);
 		evl_free(&log);
 	}
 	free(buf);

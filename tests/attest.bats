@@ -550,9 +550,28 @@ reset_pcrs() {
 	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/more.bin" "$T/q"
 	assert_failure 1
 	assert_output --regexp "event log check failed: sha(1|256):4 replays to [0-9a-f]+, the quote has [0-9a-f]+$"
-	# a log about PCRs the quote does not cover proves nothing
+	# every PCR 4 event removed: PCR 4 replays to its reset value, which
+	# is not what the TPM quoted (PCRs 0-7 are checked even untouched)
+	mk boot "$T/no4.bin" 0:8:crtm 0:1:bios 7:4:sep > /dev/null
+	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/no4.bin" "$T/q"
+	assert_failure 1
+	assert_output --regexp "event log check failed: sha(1|256):4 replays to 0+, the quote has [0-9a-f]+$"
+	# an event carrying no digests (bound to no bank) is refused
+	mk boot "$T/bare.bin" 0:8:crtm 0:1:bios 4:13:loader --no-digests 4:13:fake 7:4:sep > /dev/null
+	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/bare.bin" "$T/q"
+	assert_failure 1
+	assert_output --partial "event log check failed: $T/bare.bin: event 4 at offset"
+	assert_output --partial "0 digests, but the header lists 2 algorithms"
+	# a log about PCRs the quote does not cover (only 14; 0-7 then
+	# replay to their reset values): refused
 	mk boot "$T/other.bin" 14:13:x > /dev/null
 	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/other.bin" "$T/q"
+	assert_failure 1
+	assert_output --partial "event log check failed: sha"
+	# a quote of PCRs outside 0-7 that the log does not extend proves
+	# nothing
+	tb quote -k "$T/lak.blob" -p sha256:10 -n 77 -o "$T/q10"
+	run tb checkquote -k "$T/lak.pem" -n 77 --eventlog "$T/other.bin" "$T/q10"
 	assert_failure 1
 	assert_output "tpmbox checkquote: event log check failed: the log extends none of the quoted PCRs"
 	# a truncated log

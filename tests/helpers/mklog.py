@@ -7,7 +7,9 @@
       or, with --legacy, SHA-1 TCG_PCClientPCREvent records.  Each event's
       digest is the bank's hash of TEXT; TYPE is a number (3 =
       EV_NO_ACTION, 4 = EV_SEPARATOR, 13 = EV_IPL...).  --locality adds
-      the StartupLocality EV_NO_ACTION event.  Prints one line per digest
+      the StartupLocality EV_NO_ACTION event.  --no-digests makes the
+      next event carry no digest at all (and extend nothing, so nothing is
+      printed for it).  Prints one line per digest
       that a TPM would extend: "PCR BANK HEX".
 
   mklog.py ima OUT [--template ima|ima-ng|ima-sig|ima-buf] [--alg sha256]
@@ -63,6 +65,7 @@ def boot(args):
     out, legacy, banks, loc, specid, events = None, False, ["sha1",
                                                               "sha256"], \
         None, True, []
+    bare = False
     i = 0
     while i < len(args):
         a = args[i]
@@ -76,11 +79,14 @@ def boot(args):
             loc = int(args[i])
         elif a == "--no-spec-id":
             specid = False
+        elif a == "--no-digests":
+            bare = True
         elif out is None:
             out = a
         else:
             pcr, etype, text = a.split(":", 2)
-            events.append((int(pcr), int(etype, 0), text.encode()))
+            events.append((int(pcr), int(etype, 0), text.encode(), bare))
+            bare = False
         i += 1
     if legacy:
         banks = ["sha1"]
@@ -95,8 +101,11 @@ def boot(args):
         zero = {b: bytes(ALGS[b][1]) for b in banks}
         log += (legacy_event(0, 3, bytes(20), data) if legacy else
                 agile_event(0, 3, banks, zero, data))
-    for pcr, etype, text in events:
+    for pcr, etype, text, nodig in events:
         d = {b: h(b, text) for b in banks}
+        if nodig and not legacy:
+            log += agile_event(pcr, etype, [], {}, text)
+            continue
         log += (legacy_event(pcr, etype, d["sha1"], text) if legacy else
                 agile_event(pcr, etype, banks, d, text))
         if etype != 3:
