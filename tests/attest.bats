@@ -359,10 +359,19 @@ put() {
 	T=$BATS_TEST_TMPDIR
 	run tb quote -k "$D/ak.blob" -o "$T/q"
 	assert_success
-	run tb checkquote -k "$D/ak.pem" -n "" -p sha256:all "$T/q"
+	run --separate-stderr tb checkquote -k "$D/ak.pem" -p sha256:all "$T/q"
 	assert_success
+	[[ "$stderr" == *"nonce was not checked (the quote may be a replay)"* ]]
 	[ "${#lines[@]}" -eq 24 ]
 	[ "${lines[23]}" = "$(t2_values sha256:23)" ]
+	# the quote's nonce is empty: any nonce given fails; -n "" is a usage
+	# error (omit -n to skip the check), never a silent "empty" check
+	run tb checkquote -k "$D/ak.pem" -n 00 -p sha256:all "$T/q"
+	assert_failure 1
+	assert_output --partial "nonce check failed"
+	run tb checkquote -k "$D/ak.pem" -n "" -p sha256:all "$T/q"
+	assert_failure 2
+	assert_output --partial "empty nonce given with -n (omit -n to skip the nonce check)"
 }
 
 @test "QUOTE file: altered attestation, signature, PCR value or selection are each rejected" {

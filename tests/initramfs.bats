@@ -184,9 +184,12 @@ cap_value() {
 	E=$BATS_TEST_TMPDIR/etc/tpmbox
 	mkdir -p "$E"
 	cp "$ROOT/initramfs/initramfs.conf" "$E/initramfs.conf"
+	# the binary under test is the tpmbox on PATH
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	ln -s "$TPMBOX" "$BATS_TEST_TMPDIR/bin/tpmbox"
 	run env initdir="$initdir" moddir="$M" TPMBOX_CRYPTTAB="$BATS_TEST_TMPDIR/crypttab" \
 		TPMBOX_ETC="$E" \
-		PATH="$(dirname "$TPMBOX"):$PATH" bash -c '
+		PATH="$BATS_TEST_TMPDIR/bin:$PATH" bash -c '
 		inst_binary() { echo "binary $*"; }
 		inst_script() { echo "script $*"; }
 		inst_simple() { echo "simple $*"; }
@@ -197,7 +200,7 @@ cap_value() {
 		depends; install'
 	assert_success
 	assert_line crypt
-	assert_line "binary $TPMBOX /usr/bin/tpmbox"
+	assert_line "binary $BATS_TEST_TMPDIR/bin/tpmbox /usr/bin/tpmbox"
 	assert_line "script $M/tpmbox-unlock /lib/cryptsetup/scripts/tpmbox-unlock"
 	assert_line "simple $BATS_TEST_TMPDIR/root.blob"
 	assert_line "simple $E/initramfs.conf /etc/tpmbox/initramfs.conf"
