@@ -128,6 +128,13 @@ for r in 1 2 3 4 5; do
 	ck "imalog --check under ongoing measurement, run $r" tpmbox imalog --check
 	cat $T/last >> $T/race
 done
+# The race is the point, but five runs may all miss it on a busy host:
+# try up to 30 more (untallied) before asking whether one saw it.
+r=0
+while [ $r -lt 30 ] && ! grep -q "beyond it" $T/race; do
+	tpmbox imalog --check >> $T/race 2>&1
+	r=$((r + 1))
+done
 ck "imalog --check said how many entries were beyond the PCRs" grep -q "beyond it" $T/race
 grep -m 2 "beyond it" $T/race | sed 's/^/@@TAP # /'
 for r in 1 2 3; do
