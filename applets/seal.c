@@ -10,6 +10,7 @@
 #include "crypto/hash.h"
 #include "crypto/pk.h"
 #include "crypto/sym.h"
+#include "escrow.h"
 #include "file.h"
 #include "hex.h"
 #include "keyfile.h"
@@ -22,7 +23,8 @@
 
 static const char usage[] =
 	"usage: seal [-p SELECTION[=VALUES]] [-P PCRFILE] [--auth AUTH] "
-	"[--owner-auth AUTH] [-f] -o BLOB [FILE]\n"
+	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
+	"[-f] -o BLOB [FILE]\n"
 	"Seal FILE (or stdin; 1 byte to 64 MiB) to this TPM under the SRK at\n"
 	"0x81000001 (created from the standard template when none is\n"
 	"persisted).  Unseal needs this TPM, the same PCR values and the\n"
@@ -36,6 +38,12 @@ static const char usage[] =
 	"             toward dictionary-attack lockout when wrong)\n"
 	"  --owner-auth AUTH  owner password, to create the SRK when none is\n"
 	"             persisted\n"
+	"  --escrow RECIPIENT  also make an escrow copy that RECIPIENT opens\n"
+	"             without this TPM (repeatable; any one opens it): a file\n"
+	"             with a PEM certificate or public key (RSA >= 2048 or EC\n"
+	"             P-256/P-384: CMS for openssl cms -decrypt); the copies\n"
+	"             travel in the blob (tpmbox recover)\n"
+	"  --escrow-out PREFIX  also write the copies as PREFIX.cms (PEM)\n"
 	"  -o BLOB    write the sealed blob here (PEM, mode 0600, atomic)\n"
 	"  -f         replace an existing BLOB\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
@@ -220,6 +228,8 @@ static const char shortopts[] = "p:P:o:f";
 static const struct option longopts[] = {
 	{ "auth", required_argument, NULL, 'a' },
 	{ "owner-auth", required_argument, NULL, 'O' },
+	{ "escrow", required_argument, NULL, 'E' },
+	{ "escrow-out", required_argument, NULL, 'X' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -227,6 +237,8 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *pcrarg = NULL, *pcrfile = NULL, *authspec = NULL;
 	const char *ownerspec = NULL, *out = NULL, *in = "-";
+	const char *escrow_out = NULL;
+	struct escrow *esc = escrow_new();
 	char selstr[4096];
 	struct authval auth = { .n = 0 }, owner = { .n = 0 };
 	struct policy_spec ps;
@@ -247,7 +259,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct tpm *t;
 
 	memset(&ps, 0, sizeof(ps));
-	if (!g || !file || !k) {
+	if (!g || !file || !k || !esc) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
@@ -259,6 +271,13 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'O': ownerspec = optarg; break;
 		case 'o': out = optarg; break;
 		case 'f': force = 1; break;
+		case 'E':
+			if (escrow_add(esc, optarg, &c->e)) {
+				rc = ctx_fail(c);
+				goto out;
+			}
+			break;
+		case 'X': escrow_out = optarg; break;
 		default: rc = ctx_usage(c, "unknown option"); goto out;
 		}
 	}
@@ -275,6 +294,10 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (strcmp(out, "-") == 0) {
 		rc = ctx_usage(c, "-o needs a file name (the blob is written "
 			       "atomically with mode 0600)");
+		goto out;
+	}
+	if (escrow_out && !escrow_wanted(esc)) {
+		rc = ctx_usage(c, "--escrow-out needs --escrow");
 		goto out;
 	}
 	if (pcrarg && parse_pcr_arg(c, pcrarg, selstr, sizeof(selstr), g)) {
@@ -345,6 +368,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (dlen == 0) {
 		rc = ctx_usage(c, "nothing to seal: %s is empty",
 			       strcmp(in, "-") ? in : "stdin");
+		goto out;
+	}
+	/* The escrow copies, on the host, before the TPM sees anything. */
+	if (escrow_wanted(esc) && escrow_make(esc, data, dlen, &c->e)) {
+		rc = ctx_fail(c);
 		goto out;
 	}
 
@@ -480,6 +508,10 @@ static int run(struct ctx *c, int argc, char **argv)
 		}
 	}
 	if (keyfile_encode(k, &pem, &pemlen, &c->e) ||
+	    escrow_append(esc, &pem, &pemlen, &c->e) ||
+	    (escrow_out && escrow_write_files(esc, escrow_out, OUT_SECRET |
+					      (force ? OUT_FORCE : 0),
+					      &c->e)) ||
 	    file_write_atomic(out, pem, pemlen,
 			      OUT_SECRET | (force ? OUT_FORCE : 0), &c->e))
 		rc = ctx_fail(c);
@@ -499,6 +531,7 @@ out:
 	if (k)
 		keyfile_free(k);
 	free(k);
+	escrow_free(esc);
 	free(pem);
 	free(g);
 	free(file);
