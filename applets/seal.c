@@ -20,11 +20,12 @@
 #include "tpm2/pcr.h"
 #include "tpm2/policy.h"
 #include "tpm2/session.h"
+#include "tty.h"
 
 static const char usage[] =
 	"usage: seal [-p SELECTION[=VALUES]] [-P PCRFILE] [--auth AUTH] "
 	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
-	"[-f] -o BLOB [FILE]\n"
+	"[--recovery-code-out FILE | --recovery-code] [-f] -o BLOB [FILE]\n"
 	"Seal FILE (or stdin; 1 byte to 64 MiB) to this TPM under the SRK at\n"
 	"0x81000001 (created from the standard template when none is\n"
 	"persisted).  Unseal needs this TPM, the same PCR values and the\n"
@@ -46,6 +47,10 @@ static const char usage[] =
 	"             copies travel in the blob (tpmbox recover)\n"
 	"  --escrow-out PREFIX  also write the copies as PREFIX.cms (PEM) and\n"
 	"             PREFIX.age\n"
+	"  --recovery-code-out FILE  also make a random recovery code (48\n"
+	"             digits, 8 checked groups) that opens one more escrow\n"
+	"             copy, and write it to FILE (mode 0600)\n"
+	"  --recovery-code  the same, shown once on the terminal instead\n"
 	"  -o BLOB    write the sealed blob here (PEM, mode 0600, atomic)\n"
 	"  -f         replace an existing BLOB\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
@@ -232,6 +237,8 @@ static const struct option longopts[] = {
 	{ "owner-auth", required_argument, NULL, 'O' },
 	{ "escrow", required_argument, NULL, 'E' },
 	{ "escrow-out", required_argument, NULL, 'X' },
+	{ "recovery-code-out", required_argument, NULL, 'K' },
+	{ "recovery-code", no_argument, NULL, 'C' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -239,7 +246,7 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *pcrarg = NULL, *pcrfile = NULL, *authspec = NULL;
 	const char *ownerspec = NULL, *out = NULL, *in = "-";
-	const char *escrow_out = NULL;
+	const char *escrow_out = NULL, *code_out = NULL;
 	struct escrow *esc = escrow_new();
 	char selstr[4096];
 	struct authval auth = { .n = 0 }, owner = { .n = 0 };
@@ -258,6 +265,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	char *pem = NULL;
 	uint32_t srk = 0;
 	int o, force = 0, transient = 0, other = 0, rsa = 0, rc = 0;
+	int show_code = 0;
 	struct tpm *t;
 
 	memset(&ps, 0, sizeof(ps));
@@ -280,6 +288,8 @@ static int run(struct ctx *c, int argc, char **argv)
 			}
 			break;
 		case 'X': escrow_out = optarg; break;
+		case 'K': code_out = optarg; escrow_want_code(esc); break;
+		case 'C': show_code = 1; escrow_want_code(esc); break;
 		default: rc = ctx_usage(c, "unknown option"); goto out;
 		}
 	}
@@ -300,6 +310,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	if (escrow_out && !escrow_wanted(esc)) {
 		rc = ctx_usage(c, "--escrow-out needs --escrow");
+		goto out;
+	}
+	if (show_code && tty_check("--recovery-code", &c->e)) {
+		err_hint(&c->e, "write it to a file with --recovery-code-out");
+		rc = ctx_fail(c);
 		goto out;
 	}
 	if (pcrarg && parse_pcr_arg(c, pcrarg, selstr, sizeof(selstr), g)) {
@@ -514,9 +529,22 @@ static int run(struct ctx *c, int argc, char **argv)
 	    (escrow_out && escrow_write_files(esc, escrow_out, OUT_SECRET |
 					      (force ? OUT_FORCE : 0),
 					      &c->e)) ||
+	    (code_out && escrow_write_code(esc, code_out, force ? OUT_FORCE :
+					   0, &c->e)) ||
 	    file_write_atomic(out, pem, pemlen,
 			      OUT_SECRET | (force ? OUT_FORCE : 0), &c->e))
 		rc = ctx_fail(c);
+	/* The code, once, where only the person at the terminal sees it. */
+	if (!rc && show_code) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "Recovery code for %.120s (shown "
+			 "once: write it down):\n\n    %s\n", out,
+			 escrow_code(esc));
+		if (tty_show(msg, &c->e))
+			rc = ctx_fail(c);
+		explicit_bzero(msg, sizeof(msg));
+	}
 out:
 	/* Flush on every path; a flush error does not hide the first one. */
 	if (s)

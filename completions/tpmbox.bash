@@ -24,7 +24,7 @@ _tpmbox_opts() {
 	nvwrite) echo "-i --offset --auth --owner-auth -T --tcti --timeout --trace -h --help" ;;
 	pcrread) echo "--json -o -f -T --tcti --timeout --trace -h --help" ;;
 	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v -T --tcti --timeout --trace -h --help" ;;
-	seal) echo "-p -P --auth --owner-auth --escrow --escrow-out -o -f -T --tcti --timeout --trace -h --help" ;;
+	seal) echo "-p -P --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
 	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --rsa --force --max-tries --recovery-time --lockout-recovery -v -T --tcti --timeout --trace -h --help" ;;
 	unseal) echo "--auth --owner-auth -o -f -T --tcti --timeout --trace -h --help" ;;
 	esac

@@ -54,8 +54,11 @@ int escrow_append(const struct escrow *x, char **pem, size_t *pemlen,
  * atomically (flags: file.h's OUT_*). */
 int escrow_write_files(const struct escrow *x, const char *prefix,
 		       int flags, struct tberr *e);
-/* The recovery code made, as it is to be written down (NUL-terminated),
- * or NULL when none was asked for. */
+/* Write the recovery code made (one line) to path, atomically, 0600. */
+int escrow_write_code(const struct escrow *x, const char *path, int flags,
+		      struct tberr *e);
+/* The recovery code made, as it is to be written down (one line,
+ * NUL-terminated), or NULL when none was asked for. */
 const char *escrow_code(const struct escrow *x);
 
 /* ---- reading: recover ---- */

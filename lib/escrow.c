@@ -9,6 +9,8 @@
 #include "escrow.h"
 #include "file.h"
 #include "pem.h"
+#include "crypto/pk.h"
+#include "recovery.h"
 #include "x509.h"
 
 #define ESCROW_MAGIC "TBES"
@@ -23,6 +25,9 @@ struct escrow {
 	size_t cmslen, agelen;
 	uint8_t *blk;			/* the block */
 	size_t blklen;
+	int want_code;			/* a recovery code: */
+	uint8_t code[RECOVERY_BYTES];
+	char code_text[RECOVERY_TEXT + 1];	/* with a line end */
 };
 
 struct escrow *escrow_new(void)
@@ -118,7 +123,12 @@ int escrow_add(struct escrow *x, const char *arg, struct tberr *e)
 
 int escrow_wanted(const struct escrow *x)
 {
-	return x->nkeys > 0 || x->nage > 0;
+	return x->nkeys > 0 || x->nage > 0 || x->want_code;
+}
+
+void escrow_want_code(struct escrow *x)
+{
+	x->want_code = 1;
 }
 
 /* The block: magic, version, count, then each copy's kind, length and
@@ -160,6 +170,21 @@ int escrow_make(struct escrow *x, const uint8_t *data, size_t len,
 	memset(r, 0, sizeof(r));
 	for (i = 0; i < x->nkeys; i++)
 		r[n++].key = &x->keys[i];
+	if (x->want_code) {
+		/* the code's KEK recipient, its salt as keyIdentifier */
+		r[n].kekidlen = RECOVERY_SALT;
+		if (rng_bytes(x->code, sizeof(x->code)) ||
+		    rng_bytes(r[n].kekid, RECOVERY_SALT) ||
+		    recovery_kek(x->code, r[n].kekid, RECOVERY_SALT,
+				 r[n].kek)) {
+			explicit_bzero(r, sizeof(r));
+			return err_set(e, EX_FAIL, "no random bytes for the "
+				       "recovery code");
+		}
+		recovery_format(x->code, x->code_text);
+		strcat(x->code_text, "\n");
+		n++;
+	}
 	if (n && cms_encrypt(r, n, data, len, &x->cms, &x->cmslen, e))
 		return err_prefix(e, "escrow copy (CMS)");
 	explicit_bzero(r, sizeof(r));
@@ -219,8 +244,16 @@ int escrow_write_files(const struct escrow *x, const char *prefix,
 	return rc;
 }
 
+int escrow_write_code(const struct escrow *x, const char *path, int flags,
+		      struct tberr *e)
+{
+	if (!x->want_code || !x->code_text[0])
+		return err_set(e, EX_FAIL, "no recovery code was made");
+	return file_write_atomic(path, x->code_text, strlen(x->code_text),
+				 flags | OUT_SECRET, e);
+}
+
 const char *escrow_code(const struct escrow *x)
 {
-	(void)x;
-	return NULL;
+	return x->want_code && x->code_text[0] ? x->code_text : NULL;
 }
