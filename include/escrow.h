@@ -5,15 +5,18 @@
  *     or PEM public key recipient (RSA, EC P-256/P-384), plus the
  *     recovery code's key-encryption key when one is asked for;
  *   - one age v1 file (lib/age.c) for every age X25519 recipient.
- * They travel inside the blob in a versioned PEM block, "TPMBOX ESCROW",
- * after the two blocks unseal reads (which ignores it), so that `recover
- * BLOB` needs nothing else; seal --escrow-out also writes them in their
- * stock tools' own files (PREFIX.cms as PEM, PREFIX.age).
- *
- * Block (binary, big-endian): magic "TBES", version u16 (1), count u16
- * (1 or 2), then count entries { kind u16 (1 CMS DER, 2 age file),
- * length u32, bytes }, kinds ascending, each at most once, nothing
- * after. */
+ * They travel inside the blob, after the two blocks unseal reads (which
+ * ignores the rest), so that `recover BLOB` needs nothing else:
+ *   "TPMBOX ESCROW"       the versioned index (binary, big-endian): magic
+ *                         "TBES", version u16 (1), count u16 (1 or 2),
+ *                         then per copy { kind u16 (1 CMS, 2 age),
+ *                         length u32, SHA-256 of the copy }, kinds
+ *                         ascending, each once, nothing after;
+ *   "CMS"                 the CMS copy, DER (RFC 7468's label, so
+ *                         `openssl cms -inform PEM -in BLOB` finds it);
+ *   "AGE ENCRYPTED FILE"  the age copy (age's own armor).
+ * seal --escrow-out also writes them in their stock tools' own files
+ * (PREFIX.cms as PEM, PREFIX.age binary). */
 #ifndef TPMBOX_ESCROW_H
 #define TPMBOX_ESCROW_H
 
@@ -23,8 +26,15 @@
 #include "err.h"
 
 #define ESCROW_LABEL "TPMBOX ESCROW"
+#define ESCROW_CMS_LABEL "CMS"
+#define ESCROW_AGE_LABEL "AGE ENCRYPTED FILE"
 #define ESCROW_VERSION 1
 #define ESCROW_MAX 16		/* recipients of each kind */
+/* The largest blob text: the sealed data and two escrow copies of a
+ * 64 MiB secret in base64 of 64 columns (65 bytes a line), and room for
+ * headers and recipients (a 64 MiB secret with one CMS and one age copy
+ * measured 272,653,475 bytes). */
+#define ESCROW_BLOB_MAX ((size_t)(64u << 20) / 48 * 65 * 3 + (8u << 20))
 enum { ESCROW_CMS = 1, ESCROW_AGE = 2 };
 
 /* The recipients seal was given and the copies made for them. */
@@ -63,19 +73,29 @@ const char *escrow_code(const struct escrow *x);
 
 /* ---- reading: recover ---- */
 
-/* The copies of a blob (pointers into raw). */
-struct escrow_blk {
-	uint8_t *raw;		/* the block, malloc'd */
-	size_t rawlen;
-	const uint8_t *cms, *age;
-	size_t cmslen, agelen;
+/* One copy: what the index lists, and what was found. */
+struct escrow_copy {
+	int listed;
+	uint32_t len;		/* listed length */
+	uint8_t sha256[32];	/* listed digest */
+	uint8_t *p;		/* the copy, malloc'd */
+	size_t n;
 };
 
-/* Find and check the block in a blob's text.  Exit 6 when the blob has
- * none, 1 when it is damaged or of another version ("escrow: why"). */
+/* The copies of a blob. */
+struct escrow_blk {
+	uint8_t *raw;		/* the index, malloc'd */
+	size_t rawlen;
+	struct escrow_copy cms, age;
+};
+
+/* Find the index in a blob's text, then each copy it lists, checked
+ * against it (length, SHA-256) and parsed.  Exit 6 when the blob has no
+ * index, 1 when anything is missing, damaged, unlisted or of another
+ * version ("escrow: why"). */
 int escrow_read(const char *text, size_t n, struct escrow_blk *b,
 		struct tberr *e);
-/* Parse the block's binary form (for escrow_read and the fuzzer). */
+/* Parse the index's binary form into b (for escrow_read). */
 int escrow_parse(const uint8_t *p, size_t n, struct escrow_blk *b,
 		 struct tberr *e);
 void escrow_blk_free(struct escrow_blk *b);

@@ -451,8 +451,9 @@ int age_decrypt(const uint8_t *f, size_t n, const uint8_t (*ids)[AGE_KEY],
 		goto out;
 	}
 	if (!r) {
-		rc = err_set(e, EX_AUTH, "age: this identity opens none of "
-			     "the %ld X25519 recipients", age_count(f, n));
+		rc = err_set(e, EX_AUTH, "age: the identity is not one the "
+			     "age copy was made for (it has %ld X25519 "
+			     "recipient(s))", age_count(f, n));
 		goto out;
 	}
 	if (mac_key(fk, k) ||

@@ -650,10 +650,10 @@ int cms_open_key(const struct cms_msg *m, const struct privkey *k,
 			ok = type == CMS_KTRI ? try_ktri(&m->ri[i], k, cek) :
 			     try_kari(&m->ri[i], k, cek);
 	if (!ok)
-		return err_set(e, EX_AUTH, "this %s key opens none of the "
-			       "%zu %s recipients of the CMS escrow copy",
-			       k->type == KEY_RSA ? "RSA" : "EC",
-			       cms_count(m, type), k->type == KEY_RSA ?
+		return err_set(e, EX_AUTH, "this %s key is not one the CMS "
+			       "escrow copy was made for (it has %zu %s "
+			       "recipient(s))", k->type == KEY_RSA ? "RSA" :
+			       "EC", cms_count(m, type), k->type == KEY_RSA ?
 			       "RSA" : "EC");
 	rc = open_content(m, cek, out, outlen, e);
 	explicit_bzero(cek, sizeof(cek));

@@ -78,9 +78,11 @@ int recovery_parse(const char *s, size_t n, uint8_t code[RECOVERY_BYTES],
 			v = v * 10 + (unsigned long)(digits[g][k] - '0');
 		if (v % 11 || v / 11 > 0xffff) {
 			memset(code, 0, RECOVERY_BYTES);
-			return err_set(e, EX_USAGE, "group %d of the recovery "
-				       "code is mistyped (it fails its check)",
-				       g + 1);
+			err_set(e, EX_USAGE, "group %d of the recovery code is "
+				"mistyped (it fails its check)", g + 1);
+			err_hint(e, "read group %d again: every group of 6 "
+				 "digits is a multiple of 11", g + 1);
+			return EX_USAGE;
 		}
 		code[2 * g] = (uint8_t)(v / 11 >> 8);
 		code[2 * g + 1] = (uint8_t)(v / 11);
