@@ -293,13 +293,27 @@ static int make_kekri(const struct cms_rcpt *r, const uint8_t cek[CEK],
 }
 
 /* DER orders a SET OF by its elements' encodings. */
-static int ri_cmp(const void *a, const void *b)
+static int ri_less(const struct ri_buf *x, const struct ri_buf *y)
 {
-	const struct ri_buf *x = a, *y = b;
 	size_t n = x->n < y->n ? x->n : y->n;
 	int c = memcmp(x->p, y->p, n);
 
-	return c ? c : (x->n > y->n) - (x->n < y->n);
+	return c ? c < 0 : x->n < y->n;
+}
+
+/* Insertion sort: at most CMS_RCPT_MAX elements (and no qsort in the
+ * small build). */
+static void ri_sort(struct ri_buf *ri, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct ri_buf t = ri[i];
+
+		for (j = i; j > 0 && ri_less(&t, &ri[j - 1]); j--)
+			ri[j] = ri[j - 1];
+		ri[j] = t;
+	}
 }
 
 int cms_encrypt(const struct cms_rcpt *r, size_t n, const uint8_t *data,
@@ -329,7 +343,7 @@ int cms_encrypt(const struct cms_rcpt *r, size_t n, const uint8_t *data,
 	}
 	if (rc)
 		goto out;
-	qsort(ri, n, sizeof(ri[0]), ri_cmp);
+	ri_sort(ri, n);
 	params = der_size(NONCE) + der_int_size(GCM_TAG);
 	alg = der_size(sizeof(oid_gcm256)) + der_size(params);
 	eci = der_size(sizeof(oid_data)) + der_size(alg) + der_size(len);
