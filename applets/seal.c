@@ -25,7 +25,7 @@
 static const char usage[] =
 	"usage: seal [-p SELECTION[=VALUES]] [-P PCRFILE] [--auth AUTH] "
 	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
-	"[--recovery-code-out FILE | --recovery-code] [-f] -o BLOB [FILE]\n"
+	"[--recovery-code-out FILE] [--recovery-code] [-f] -o BLOB [FILE]\n"
 	"Seal FILE (or stdin; 1 byte to 64 MiB) to this TPM under the SRK at\n"
 	"0x81000001 (created from the standard template when none is\n"
 	"persisted).  Unseal needs this TPM, the same PCR values and the\n"
@@ -50,7 +50,8 @@ static const char usage[] =
 	"  --recovery-code-out FILE  also make a random recovery code (48\n"
 	"             digits, 8 checked groups) that opens one more escrow\n"
 	"             copy, and write it to FILE (mode 0600)\n"
-	"  --recovery-code  the same, shown once on the terminal instead\n"
+	"  --recovery-code  the same, shown once on the terminal (with\n"
+	"             --recovery-code-out too: the same code)\n"
 	"  -o BLOB    write the sealed blob here (PEM, mode 0600, atomic)\n"
 	"  -f         replace an existing BLOB\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
