@@ -10,6 +10,7 @@
 #include "crypto/hash.h"
 #include "crypto/pk.h"
 #include "crypto/sym.h"
+#include "escrow.h"
 #include "file.h"
 #include "hex.h"
 #include "keyfile.h"
@@ -19,10 +20,12 @@
 #include "tpm2/pcr.h"
 #include "tpm2/policy.h"
 #include "tpm2/session.h"
+#include "tty.h"
 
 static const char usage[] =
 	"usage: seal [-p SELECTION[=VALUES]] [-P PCRFILE] [--auth AUTH] "
-	"[--owner-auth AUTH] [-f] -o BLOB [FILE]\n"
+	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
+	"[--recovery-code-out FILE] [--recovery-code] [-f] -o BLOB [FILE]\n"
 	"Seal FILE (or stdin; 1 byte to 64 MiB) to this TPM under the SRK at\n"
 	"0x81000001 (created from the standard template when none is\n"
 	"persisted).  Unseal needs this TPM, the same PCR values and the\n"
@@ -36,6 +39,19 @@ static const char usage[] =
 	"             toward dictionary-attack lockout when wrong)\n"
 	"  --owner-auth AUTH  owner password, to create the SRK when none is\n"
 	"             persisted\n"
+	"  --escrow RECIPIENT  also make an escrow copy that RECIPIENT opens\n"
+	"             without this TPM (repeatable; any one opens it): a file\n"
+	"             with a PEM certificate or public key (RSA >= 2048 or EC\n"
+	"             P-256/P-384: CMS for openssl cms -decrypt), or an age\n"
+	"             recipient age1... or a file of them (for age -d); the\n"
+	"             copies travel in the blob (tpmbox recover)\n"
+	"  --escrow-out PREFIX  also write the copies as PREFIX.cms (PEM) and\n"
+	"             PREFIX.age\n"
+	"  --recovery-code-out FILE  also make a random recovery code (48\n"
+	"             digits, 8 checked groups) that opens one more escrow\n"
+	"             copy, and write it to FILE (mode 0600)\n"
+	"  --recovery-code  the same, shown once on the terminal (with\n"
+	"             --recovery-code-out too: the same code)\n"
 	"  -o BLOB    write the sealed blob here (PEM, mode 0600, atomic)\n"
 	"  -f         replace an existing BLOB\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
@@ -220,6 +236,10 @@ static const char shortopts[] = "p:P:o:f";
 static const struct option longopts[] = {
 	{ "auth", required_argument, NULL, 'a' },
 	{ "owner-auth", required_argument, NULL, 'O' },
+	{ "escrow", required_argument, NULL, 'E' },
+	{ "escrow-out", required_argument, NULL, 'X' },
+	{ "recovery-code-out", required_argument, NULL, 'K' },
+	{ "recovery-code", no_argument, NULL, 'C' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -227,6 +247,8 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *pcrarg = NULL, *pcrfile = NULL, *authspec = NULL;
 	const char *ownerspec = NULL, *out = NULL, *in = "-";
+	const char *escrow_out = NULL, *code_out = NULL;
+	struct escrow *esc = escrow_new();
 	char selstr[4096];
 	struct authval auth = { .n = 0 }, owner = { .n = 0 };
 	struct policy_spec ps;
@@ -244,10 +266,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	char *pem = NULL;
 	uint32_t srk = 0;
 	int o, force = 0, transient = 0, other = 0, rsa = 0, rc = 0;
+	int show_code = 0;
 	struct tpm *t;
 
 	memset(&ps, 0, sizeof(ps));
-	if (!g || !file || !k) {
+	if (!g || !file || !k || !esc) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
@@ -259,6 +282,15 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'O': ownerspec = optarg; break;
 		case 'o': out = optarg; break;
 		case 'f': force = 1; break;
+		case 'E':
+			if (escrow_add(esc, optarg, &c->e)) {
+				rc = ctx_fail(c);
+				goto out;
+			}
+			break;
+		case 'X': escrow_out = optarg; break;
+		case 'K': code_out = optarg; escrow_want_code(esc); break;
+		case 'C': show_code = 1; escrow_want_code(esc); break;
 		default: rc = ctx_usage(c, "unknown option"); goto out;
 		}
 	}
@@ -275,6 +307,15 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (strcmp(out, "-") == 0) {
 		rc = ctx_usage(c, "-o needs a file name (the blob is written "
 			       "atomically with mode 0600)");
+		goto out;
+	}
+	if (escrow_out && !escrow_wanted(esc)) {
+		rc = ctx_usage(c, "--escrow-out needs --escrow");
+		goto out;
+	}
+	if (show_code && tty_check("--recovery-code", &c->e)) {
+		err_hint(&c->e, "write it to a file with --recovery-code-out");
+		rc = ctx_fail(c);
 		goto out;
 	}
 	if (pcrarg && parse_pcr_arg(c, pcrarg, selstr, sizeof(selstr), g)) {
@@ -345,6 +386,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (dlen == 0) {
 		rc = ctx_usage(c, "nothing to seal: %s is empty",
 			       strcmp(in, "-") ? in : "stdin");
+		goto out;
+	}
+	/* The escrow copies, on the host, before the TPM sees anything. */
+	if (escrow_wanted(esc) && escrow_make(esc, data, dlen, &c->e)) {
+		rc = ctx_fail(c);
 		goto out;
 	}
 
@@ -480,9 +526,26 @@ static int run(struct ctx *c, int argc, char **argv)
 		}
 	}
 	if (keyfile_encode(k, &pem, &pemlen, &c->e) ||
+	    escrow_append(esc, &pem, &pemlen, &c->e) ||
+	    (escrow_out && escrow_write_files(esc, escrow_out, OUT_SECRET |
+					      (force ? OUT_FORCE : 0),
+					      &c->e)) ||
+	    (code_out && escrow_write_code(esc, code_out, force ? OUT_FORCE :
+					   0, &c->e)) ||
 	    file_write_atomic(out, pem, pemlen,
 			      OUT_SECRET | (force ? OUT_FORCE : 0), &c->e))
 		rc = ctx_fail(c);
+	/* The code, once, where only the person at the terminal sees it. */
+	if (!rc && show_code) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "Recovery code for %.120s (shown "
+			 "once: write it down):\n\n    %s\n", out,
+			 escrow_code(esc));
+		if (tty_show(msg, &c->e))
+			rc = ctx_fail(c);
+		explicit_bzero(msg, sizeof(msg));
+	}
 out:
 	/* Flush on every path; a flush error does not hide the first one. */
 	if (s)
@@ -499,6 +562,7 @@ out:
 	if (k)
 		keyfile_free(k);
 	free(k);
+	escrow_free(esc);
 	free(pem);
 	free(g);
 	free(file);

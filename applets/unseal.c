@@ -8,6 +8,7 @@
 #include "applet.h"
 #include "auth.h"
 #include "crypto/sym.h"
+#include "escrow.h"
 #include "file.h"
 #include "hex.h"
 #include "keyfile.h"
@@ -124,8 +125,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 
 	/* The blob, checked before the TPM sees any of it. */
-	if (file_read(in, KEYFILE_DATA_MAX / 3 * 4 + (1 << 20), &text, &tlen,
-		      &c->e)) {
+	if (file_read(in, ESCROW_BLOB_MAX, &text, &tlen, &c->e)) {
 		rc = ctx_fail(c);
 		goto out;
 	}

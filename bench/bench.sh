@@ -212,6 +212,63 @@ for w in "${WORKFLOWS[@]}"; do
 		tworst=$(awk -v r="$tratio" -v w="$tworst" 'BEGIN {print (r > w) ? r : w}')
 	fi
 done
+
+# ---- escrow copies (issue 10) ------------------------------------------------
+# What one escrow recipient of each kind adds to seal (seal -p sha256:0,7
+# against the same with --escrow), and recover per process (no TPM).
+# Needs openssl and age-keygen; skipped without them.
+escrow_bench() {
+	local d=$BENCH_DIR/esc k a base w c
+	mkdir -p "$d"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/rsa.key" \
+		-out "$d/rsa.pem" -subj /CN=bench -days 30 2>/dev/null
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$d/ec.key" -out "$d/ec.pem" -subj /CN=bench -days 30 2>/dev/null
+	age-keygen -o "$d/age.txt" 2>/dev/null
+	ESC_AGE=$(age-keygen -y "$d/age.txt")
+	ESC_D=$d
+	echo
+	echo "escrow copies: seal -p sha256:0,7 with one recipient, and recover ($RUNS runs, median, per process)"
+	printf '%-34s %10s %10s\n' "" "ms" "added ms"
+	base=$(median_us wf_esc_seal_plain)
+	printf '%-34s %10s\n' "seal (no escrow)" "$(ms "$base")"
+	for w in rsa ec age code; do
+		a=$(median_us "wf_esc_seal_$w")
+		printf '%-34s %10s %10s\n' "seal --escrow $w" "$(ms "$a")" \
+			"$(ms $((a - base)))"
+	done
+	tb seal --escrow "$d/rsa.pem" --escrow "$d/ec.pem" --escrow "$ESC_AGE" \
+		--recovery-code-out "$d/code" -f -o "$d/all.blob" "$BENCH_DIR/secret"
+	for w in rsa ec age code; do
+		a=$(median_us "wf_esc_recover_$w")
+		printf '%-34s %10s\n' "recover with $w" "$(ms "$a")"
+		if [ -n "$TINY" ]; then
+			glibc=$TPMBOX
+			TPMBOX=$TINY
+			c=$(median_us "wf_esc_recover_$w")
+			TPMBOX=$glibc
+			printf '%-34s %10s\n' "  musl build (tiny)" "$(ms "$c")"
+		fi
+	done
+	echo "goals: an escrow recipient adds < 2 ms to seal; recover < 5 ms"
+}
+wf_esc_seal_plain() { tb seal -p sha256:0,7 -f -o "$ESC_D/b" "$BENCH_DIR/secret"; }
+wf_esc_seal_rsa() { tb seal -p sha256:0,7 --escrow "$ESC_D/rsa.pem" -f -o "$ESC_D/b" "$BENCH_DIR/secret"; }
+wf_esc_seal_ec() { tb seal -p sha256:0,7 --escrow "$ESC_D/ec.pem" -f -o "$ESC_D/b" "$BENCH_DIR/secret"; }
+wf_esc_seal_age() { tb seal -p sha256:0,7 --escrow "$ESC_AGE" -f -o "$ESC_D/b" "$BENCH_DIR/secret"; }
+wf_esc_seal_code() { tb seal -p sha256:0,7 --recovery-code-out "$ESC_D/c" -f -o "$ESC_D/b" "$BENCH_DIR/secret"; }
+wf_esc_recover_rsa() { tb recover -k "$ESC_D/rsa.key" "$ESC_D/all.blob" >/dev/null; }
+wf_esc_recover_ec() { tb recover -k "$ESC_D/ec.key" "$ESC_D/all.blob" >/dev/null; }
+wf_esc_recover_age() { tb recover -k "$ESC_D/age.txt" "$ESC_D/all.blob" >/dev/null; }
+wf_esc_recover_code() { tb recover --recovery-code "file:$ESC_D/code" "$ESC_D/all.blob" >/dev/null; }
+if command -v openssl >/dev/null && command -v age-keygen >/dev/null &&
+   "$TPMBOX" seal --help | grep -q -- --escrow; then
+	escrow_bench
+else
+	echo
+	echo "escrow copies: not measured (needs openssl and age-keygen)"
+fi
+
 echo
 echo "tpmbox binary: $size bytes ($ssize stripped), statically linked: $(file -L "$TPMBOX" | grep -q 'statically linked' && echo yes || echo no)"
 if [ -n "$TINY" ]; then

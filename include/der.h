@@ -1,5 +1,5 @@
 /* The DER subset the TPM 2.0 key file and SubjectPublicKeyInfo need:
- * definite lengths up to 3 bytes, non-negative INTEGERs, explicit [n]
+ * definite lengths up to 4 bytes, non-negative INTEGERs, explicit [n]
  * BOOLEAN TRUE.
  * Writers append to a struct tb (its sticky error covers overflow);
  * readers take from one and refuse anything that is not minimal DER. */

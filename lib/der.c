@@ -5,7 +5,8 @@
 
 static size_t der_lenlen(size_t n)
 {
-	return n < 0x80 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 4;
+	return n < 0x80 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 :
+	       n < 0x1000000 ? 4 : 5;
 }
 
 size_t der_size(size_t n)
@@ -28,6 +29,9 @@ void der_tl(struct tb *b, uint8_t tag, size_t n)
 		tb_put_u8(b, 0x83);
 		tb_put_u8(b, (uint8_t)(n >> 16));
 		tb_put_u16(b, (uint16_t)n);
+	} else if (n <= 0xffffffffu) {
+		tb_put_u8(b, 0x84);	/* a 64 MiB escrow copy in CMS */
+		tb_put_u32(b, (uint32_t)n);
 	} else {
 		tb_fail(b);
 	}
@@ -115,10 +119,11 @@ int der_get(struct tb *b, uint8_t tag, struct tb *sub)
 		return -1;
 	if (l < 0x80) {
 		n = l;
-	} else if (l >= 0x81 && l <= 0x83) {
+	} else if (l >= 0x81 && l <= 0x84) {
 		for (i = 0; i < (l & 0x7f); i++)
 			n = n << 8 | tb_get_u8(b);
-		if (n < 0x80 || (l > 0x81 && n < (1u << (8 * (l & 0x7f) - 8))))
+		if (n < 0x80 ||
+		    (l > 0x81 && n < ((size_t)1 << (8 * (l & 0x7f) - 8))))
 			return -1;	/* not minimal: not DER */
 	} else {
 		return -1;

@@ -39,14 +39,17 @@ char *b64_encode(const uint8_t *p, size_t n, size_t *outlen)
 	return s;
 }
 
+/* By ranges, not strchr: a 64 MiB secret's escrow copies are 180 MB of
+ * base64 (measured: strchr was a third of recover's time). */
 static int b64_val(char c)
 {
-	const char *q;
-
-	if (!c)
-		return -1;
-	q = strchr(b64, c);
-	return q ? (int)(q - b64) : -1;
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
 long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap)

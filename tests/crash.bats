@@ -126,6 +126,16 @@ crash_trials() {
 		tb seal -p sha256:0 -o "$CD/blob2" "$CD/secret"
 }
 
+@test "crash: kill -9 during recover -o leaves old, nothing or complete" {
+	has_applet recover || skip "no recover applet"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$CD/escrow.key" -out "$CD/escrow.pem" -subj /CN=crash \
+		-days 30 >/dev/null 2>&1
+	tb seal --escrow "$CD/escrow.pem" -o "$CD/eblob" "$CD/secret"
+	crash_trials recover "$CD/rec" 'cmp -s "$out" "$CD/secret"' -- \
+		tb recover -k "$CD/escrow.key" -o "$CD/rec" "$CD/eblob"
+}
+
 @test "crash: a full file system (small tmpfs) fails with exit 3 and keeps the old file" {
 	mkdir -p "$CD/small"
 	if ! mount -t tmpfs -o size=64k tmpfs "$CD/small" 2>/dev/null; then

@@ -28,6 +28,10 @@
 #define MBEDTLS_CIPHER_MODE_CBC
 #define MBEDTLS_CIPHER_C
 #define MBEDTLS_GCM_C
+/* age escrow copies (issue 10): ChaCha20-Poly1305 */
+#define MBEDTLS_CHACHA20_C
+#define MBEDTLS_POLY1305_C
+#define MBEDTLS_CHACHAPOLY_C
 
 /* random numbers */
 #define MBEDTLS_CTR_DRBG_C
@@ -44,6 +48,7 @@
 #define MBEDTLS_ECP_C
 #define MBEDTLS_ECP_DP_SECP256R1_ENABLED
 #define MBEDTLS_ECP_DP_SECP384R1_ENABLED
+#define MBEDTLS_ECP_DP_CURVE25519_ENABLED	/* age's X25519 */
 #define MBEDTLS_ECP_NIST_OPTIM
 #define MBEDTLS_ECDH_C
 #define MBEDTLS_ECDSA_C
