@@ -59,7 +59,7 @@ cap_value() {
 	assert_success
 	[ "$(cat "$KD/out")" = fallback-pass ]
 	grep -q "tpmbox-unlock: root: unseal refused (exit 4): the boot state is not the one the key was sealed to" "$KD/err"
-	grep -q "asked: Passphrase for root (/dev/sda2): " "$KD/err"
+	grep -q "asked: Passphrase or recovery code for root (/dev/sda2): " "$KD/err"
 }
 
 @test "initramfs: the keyscript's key opens a LUKS2 volume (cryptsetup), the fallback passphrase its other keyslot" {
@@ -98,13 +98,53 @@ cap_value() {
 	[ "$(tb pcrread sha256:16)" = "$before" ]
 }
 
+@test "initramfs: after a PCR change the blob's recovery code typed at the prompt gives the key (tpmbox recover); a mistyped or wrong code does not" {
+	tb seal -P "$KD/pcrs" --recovery-code-out "$BATS_TEST_TMPDIR/code" -o "$BATS_TEST_TMPDIR/rblob" "$KD/key"
+	tb seal -P "$KD/pcrs" --recovery-code-out "$BATS_TEST_TMPDIR/code2" -o "$BATS_TEST_TMPDIR/other" "$KD/key"
+	tb extend 16 -s moved >/dev/null
+	code=$(grep -E '^[0-9]{6}(-[0-9]{6}){7}$' "$BATS_TEST_TMPDIR/code")
+	[ -n "$code" ]
+	printf '#!/bin/sh\necho "asked: $1" >&2\nprintf "%%s" "$(cat %s)"\n' "$BATS_TEST_TMPDIR/typed" > "$BATS_TEST_TMPDIR/ask"
+	chmod 755 "$BATS_TEST_TMPDIR/ask"
+	printf 'TPMBOX_CAP_PCR=16\nTPMBOX_ASKPASS=%s\n' "$BATS_TEST_TMPDIR/ask" > "$BATS_TEST_TMPDIR/conf"
+	# the code as a person types it: spaces between groups
+	echo "$code" | tr - ' ' > "$BATS_TEST_TMPDIR/typed"
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_KEY="$BATS_TEST_TMPDIR/rblob"
+	assert_success
+	cmp "$KD/out" "$KD/key"
+	grep -q "unseal refused (exit 4)" "$KD/err"
+	grep -q "asked: Passphrase or recovery code for root" "$KD/err"
+	# one digit wrong: its group is named, nothing on stdout, exit 1
+	bad=$(echo "$code" | sed 's/^\(.\)/\1X/; s/X[0-9]/X/; s/X/'"$(( (${code:1:1} + 1) % 10 ))"'/')
+	[ "$bad" != "$code" ]
+	echo "$bad" > "$BATS_TEST_TMPDIR/typed"
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_KEY="$BATS_TEST_TMPDIR/rblob"
+	assert_failure 1
+	[ ! -s "$KD/out" ]
+	grep -q "group 1" "$KD/err"
+	grep -q "the recovery code does not open this blob (recover exit 2)" "$KD/err"
+	# another blob's code: exit 4 from recover, nothing on stdout
+	grep -E '^[0-9]{6}(-[0-9]{6}){7}$' "$BATS_TEST_TMPDIR/code2" > "$BATS_TEST_TMPDIR/typed"
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_KEY="$BATS_TEST_TMPDIR/rblob"
+	assert_failure 1
+	[ ! -s "$KD/out" ]
+	grep -q "recover exit 4" "$KD/err"
+	# a passphrase is passed on as typed
+	printf 'not-a-code 123' > "$BATS_TEST_TMPDIR/typed"
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_KEY="$BATS_TEST_TMPDIR/rblob"
+	assert_success
+	[ "$(cat "$KD/out")" = "not-a-code 123" ]
+}
+
 @test "initramfs: a failed passphrase prompt is a failure with nothing on stdout; the console prompt reads without echo" {
 	printf 'TPMBOX_CAP_PCR=16\nTPMBOX_ASKPASS=false\n' > "$BATS_TEST_TMPDIR/conf"
 	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_TRIED=1
 	assert_failure
 	[ ! -s "$KD/out" ]
-	# no askpass program: the console (here a file standing for it)
-	printf 'TPMBOX_CAP_PCR=16\n' > "$BATS_TEST_TMPDIR/conf"
+	# TPMBOX_ASKPASS=console (or no askpass program in the image): the
+	# console itself (here a file standing for it).  Without it this
+	# machine's /lib/cryptsetup/askpass (cryptsetup-initramfs) would ask.
+	printf 'TPMBOX_CAP_PCR=16\nTPMBOX_ASKPASS=console\n' > "$BATS_TEST_TMPDIR/conf"
 	printf 'typed pass\n' > "$BATS_TEST_TMPDIR/console"
 	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_TRIED=1 \
 		TPMBOX_CONSOLE="$BATS_TEST_TMPDIR/console"
