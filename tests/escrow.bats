@@ -415,7 +415,10 @@ tamper() {
 	run tb seal --escrow age1notarecipient -o b s
 	assert_failure 2
 	assert_output --partial "not an age recipient"
-	run tb seal --escrow "${AGE_R%?}q" -o b s
+	# the checksum's last character changed (to another Bech32 letter)
+	local last=q
+	[ "${AGE_R: -1}" = q ] && last=p
+	run tb seal --escrow "${AGE_R%?}$last" -o b s
 	assert_failure 2
 	run tb seal --escrow "$W/missing.pem" -o b s
 	assert_failure 6
