@@ -24,18 +24,24 @@
 #                       (Debian's kernel has the TPM drivers and IMA built in
 #                       but virtio_blk, dm-crypt, ext4 are modules.)
 # vm_cpio DIR OUT       pack DIR as a newc cpio archive (the initrd)
-# vm_boot NAME INITRD LOG [-t tis|crb] [-a APPEND] [-- QEMU-ARGS...]
+# vm_boot NAME INITRD LOG [-t tis|crb] [-a APPEND] [-k] [-- QEMU-ARGS...]
 #                       boot the kernel with INITRD, a fresh swtpm (state in
 #                       $VM_DIR/NAME/tpm, not started: OVMF sends
 #                       TPM2_Startup and measures the boot) and a fresh copy
 #                       of OVMF_VARS; the guest's console (ttyS0) goes to
-#                       LOG.  QEMU-ARGS are passed on, e.g.
+#                       LOG.  -k keeps the TPM state already in
+#                       $VM_DIR/NAME/tpm (made on the host, e.g. with
+#                       vm_swtpm_host).  QEMU-ARGS are passed on, e.g.
 #                         -- -drive file=disk.img,format=raw,if=virtio
 #                       Returns when the guest powers off (its /init should
 #                       end with `poweroff -f`), 124 on VM_TIMEOUT.
 #                       Prints "vm: NAME (tpm-DEV) ran N s, boot to poweroff
 #                       (/init after N s)": /init's start is the first "@@"
 #                       on the console (an /init should print one early).
+# vm_swtpm_host DIR CMD...  run CMD with a swtpm on state DIR (created
+#                       when missing) started as a host tool sees it
+#                       (startup-clear) and TPMBOX_TCTI set for it; stopped
+#                       cleanly after, its state kept for vm_boot -k
 # vm_tap LOG            print the guest's TAP lines: the guest writes
 #                       "@@TAP ok N - ..." (the prefix keeps them apart from
 #                       kernel messages); vm_tap strips it.
@@ -144,18 +150,25 @@ vm_cpio() {
 
 vm_boot() {
 	local name=$1 initrd=$2 log=$3 dev=tis append= w rc t0 t1 spid qpid tinit
+	local keep=
 	shift 3
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-t) dev=$2; shift 2 ;;
 		-a) append=$2; shift 2 ;;
+		-k) keep=1; shift ;;
 		--) shift; break ;;
 		*) echo "vm_boot: unknown option $1" >&2; return 2 ;;
 		esac
 	done
 	[ -n "${VM_KERNEL:-}" ] || vm_kernel || return 1
 	w=$VM_DIR/$name
-	rm -rf "$w" && mkdir -p "$w/tpm" || return 1
+	if [ -n "$keep" ]; then
+		[ -d "$w/tpm" ] || { echo "vm_boot -k: no TPM state in $w/tpm" >&2; return 1; }
+		rm -f "$w"/vars.fd "$w"/swtpm.* "$w"/qemu.out
+	else
+		rm -rf "$w" && mkdir -p "$w/tpm" || return 1
+	fi
 	cp "$VM_OVMF_VARS" "$w/vars.fd" || return 1
 	# No startup-clear: the firmware sends TPM2_Startup, as on a real
 	# machine, and measures what it boots.
@@ -205,6 +218,27 @@ vm_boot() {
 	printf 'vm: %s (tpm-%s) ran %.1f s, boot to poweroff (/init after %s s)\n' \
 		"$name" "$dev" "$(awk "BEGIN{print $t1 - $t0}")" \
 		"$([ -n "$tinit" ] && awk "BEGIN{printf \"%.1f\", $tinit - $t0}" || echo ?)"
+	return "$rc"
+}
+
+vm_swtpm_host() {
+	local d=$1 pid rc
+	shift
+	mkdir -p "$d" || return 1
+	swtpm socket --tpm2 --tpmstate dir="$d" --flags not-need-init,startup-clear \
+		--server type=unixio,path="$d/host.sock" \
+		--ctrl type=unixio,path="$d/host.ctrl" >"$d/host.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 100); do
+		[ -S "$d/host.sock" ] && [ -S "$d/host.ctrl" ] && break
+		sleep 0.05
+	done
+	TPMBOX_TCTI="swtpm:path=$d/host.sock" "$@"
+	rc=$?
+	# A clean shutdown writes the state the guest's swtpm starts from.
+	swtpm_ioctl --unix "$d/host.ctrl" -s >/dev/null 2>&1 || kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$d/host.sock" "$d/host.ctrl" "$d/host.out"
 	return "$rc"
 }
 

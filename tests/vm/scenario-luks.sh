@@ -1,0 +1,207 @@
+#!/bin/bash
+# A LUKS2 root file system unlocked at boot by an initramfs-tools image
+# built with tpmbox's hook and Debian's cryptsetup-initramfs (a real
+# mkinitramfs run, the keyscript as crypttab names it), under QEMU with
+# OVMF and swtpm as the machine's TPM:
+#   1. tpm:  the blob (sealed on the host to PCR 15 at its boot value,
+#            with the SRK pinned) unseals; the root finds the cap in
+#            PCR 15 and the blob refused after it; no prompt was shown;
+#   2. code: the same image with the blob swapped for one sealed to a PCR
+#            value this boot does not have (an appended cpio, as the
+#            kernel overlays it): unseal refused (exit 4), the prompt
+#            comes; a mistyped recovery code is refused and asked again;
+#            the right one opens the volume through tpmbox recover;
+#   3. pass: the same with the volume's passphrase typed.
+# Prints TAP lines; exit 0 all passed, 1 a check failed, 77 skipped (why
+# on stdout as a comment).  Run by tests/vm/run.sh (make vmtest).
+cd "$(dirname "$0")/../.." || exit 3
+. tests/vm/lib.sh
+TPMBOX=${TPMBOX:-$PWD/tpmbox}
+skip() { echo "# skip: $*"; exit 77; }
+
+vm_can_run 2>/dev/null || skip "$(vm_can_run 2>&1)"
+[ "$(id -u)" = 0 ] || skip "mkinitramfs over the unpacked kernel's modules needs root (unshare -m)"
+for t in mkinitramfs cryptsetup mkfs.ext4 depmod unshare socat swtpm_ioctl; do
+	command -v "$t" >/dev/null || skip "$t is missing (make check installs it)"
+done
+[ -r /usr/share/initramfs-tools/hooks/cryptroot ] ||
+	skip "cryptsetup-initramfs is not installed (make check installs it)"
+vm_kernel >/dev/null || exit 3
+
+W=$VM_DIR/luks
+rm -rf "$W" && mkdir -p "$W" || exit 3
+n=0 fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+
+# ---- the TPM: SRK persisted and pinned, two blobs, made on the host ----
+TPM=$W/tpm
+mkdir -p "$TPM"
+umask 077
+head -c 64 /dev/urandom > "$W/key"
+printf 'luks fallback passphrase' > "$W/pass"
+mkdir -p "$W/etc"
+cp initramfs/initramfs.conf "$W/etc/initramfs.conf"
+zero=$(printf '%064d' 0)
+vm_swtpm_host "$TPM" sh -c '
+	"$0" takeown --srk-pub "$1/etc/srk.pem" >/dev/null &&
+	echo "sha256:15 '"$zero"'" > "$1/zero.pcrs" &&
+	"$0" seal -P "$1/zero.pcrs" -o "$1/root.blob" "$1/key" &&
+	echo "sha256:15 $(printf %064d 1)" > "$1/moved.pcrs" &&
+	"$0" seal -P "$1/moved.pcrs" --recovery-code-out "$1/code" \
+		-o "$1/moved.blob" "$1/key"' "$TPMBOX" "$W" ||
+	{ echo "not ok - sealing on the host failed"; exit 1; }
+code=$(grep -E '^[0-9]{6}(-[0-9]{6}){7}$' "$W/code")
+# the cap the keyscript extends: H(zeros || H("tpmbox-unlock croot"))
+cap=$(printf '%s%s' "$zero" "$(printf 'tpmbox-unlock croot' | sha256sum | cut -c1-64)" |
+      xxd -r -p | sha256sum | cut -c1-64)
+
+# ---- the encrypted root: ext4 made from a directory, encrypted in place ----
+R=$W/rootfs
+mkdir -p "$R/bin" "$R/sbin" "$R/proc" "$R/sys" "$R/dev" "$R/tmp" "$R/run"
+cp "$VM_BUSYBOX" "$R/bin/busybox"
+for a in $("$VM_BUSYBOX" --list); do
+	[ "$a" = busybox ] || ln -s busybox "$R/bin/$a"
+done
+cp "$TPMBOX" "$R/bin/tpmbox"
+cp tests/vm/luks-root-init.sh "$R/sbin/init" && chmod 755 "$R/sbin/init"
+cp "$W/root.blob" "$R/root.blob"
+echo tpmbox-luks-root > "$R/marker"
+echo "$cap" > "$R/expected-cap"
+truncate -s 64M "$W/disk.img"
+mkfs.ext4 -q -F -d "$R" "$W/disk.img" 32M || exit 3
+cryptsetup reencrypt -q --encrypt --type luks2 --reduce-device-size 32M \
+	--pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$W/key" "$W/disk.img" ||
+	{ echo "not ok - cryptsetup reencrypt --encrypt failed"; exit 1; }
+cryptsetup luksAddKey -q --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+	--key-file "$W/key" "$W/disk.img" "$W/pass" || exit 3
+
+# ---- the image: mkinitramfs with cryptsetup's hook and tpmbox's ----
+C=$W/conf
+cp -r /etc/initramfs-tools "$C"
+rm -rf "$C/conf.d"/* "$C/hooks"/* "$C/scripts"/*
+sed -i 's/^MODULES=.*/MODULES=list/; s/^COMPRESS=.*/COMPRESS=gzip/' "$C/initramfs.conf"
+printf 'virtio_pci\nvirtio_blk\next4\ncrc32c_generic\ndm_crypt\n' > "$C/modules"
+echo RESUME=none > "$C/conf.d/resume"
+cp initramfs/initramfs-tools/tpmbox "$C/hooks/tpmbox"
+echo "croot UUID=$(cryptsetup luksUUID "$W/disk.img") /etc/tpmbox/root.blob luks,initramfs,keyscript=tpmbox-unlock" > "$W/crypttab"
+mkdir -p "$W/scripts"
+cp -a /lib/cryptsetup/scripts/. "$W/scripts/"
+cp initramfs/tpmbox-unlock "$W/scripts/tpmbox-unlock"
+# Mount points this host may lack (a container has no /lib/modules):
+# made for the private mounts below and removed after.
+made=
+for m in /lib/modules /etc/tpmbox /boot; do
+	[ -d "$m" ] || { mkdir "$m" && made="$made $m"; }
+done
+depmod -b "$VM_DIR/kernel/root" "$VM_KVER" || exit 3
+t0=$(date +%s)
+TPMBOX_BIN=$TPMBOX TPMBOX_ETC=$W/etc TPMBOX_CRYPTTAB=$W/crypttab \
+TPMBOX_KEYSCRIPT=$W/scripts/tpmbox-unlock \
+unshare -m sh -ec '
+	mount --bind "$1/kernel/root/lib/modules" /lib/modules
+	mount --bind "$1/kernel/root/boot" /boot	# the kernel config
+	mount --bind "$2/crypttab" /etc/crypttab
+	mount --bind "$2/scripts" /lib/cryptsetup/scripts
+	# the blob where crypttab names it; the hook copies it from there
+	mount -t tmpfs tmpfs /etc/tpmbox
+	cp "$2/root.blob" /etc/tpmbox/root.blob
+	mkinitramfs -d "$2/conf" -o "$2/initrd.img" "$3"' sh "$VM_DIR" "$W" "$VM_KVER" \
+	> "$W/mkinitramfs.log" 2>&1
+mrc=$?
+for m in $made; do rmdir "$m"; done
+if [ $mrc != 0 ]; then
+	echo "not ok - mkinitramfs failed (exit $mrc):"; sed 's/^/#   /' "$W/mkinitramfs.log"
+	exit 1
+fi
+echo "# mkinitramfs: $(stat -c %s "$W/initrd.img") bytes in $(( $(date +%s) - t0 )) s"
+check "the image holds tpmbox, the keyscript, the pinned SRK, the blob and cryptsetup" \
+	sh -c 'l=$(lsinitramfs "$0"); for f in usr/bin/tpmbox lib/cryptsetup/scripts/tpmbox-unlock \
+		etc/tpmbox/srk.pem etc/tpmbox/root.blob cryptroot/crypttab sbin/cryptsetup; do
+		echo "$l" | grep -qx "$f\|usr/$f" || { echo "# missing: $f"; exit 1; }; done' "$W/initrd.img"
+
+# The second image: the same, with the blob replaced by one sealed to a
+# PCR 15 value this boot never has (the kernel unpacks an appended cpio
+# over the first).
+mkdir -p "$W/over/etc/tpmbox"
+cp "$W/moved.blob" "$W/over/etc/tpmbox/root.blob"
+# What the person types comes from a second disk standing for the
+# keyboard, one answer per line, through the keyscript's TPMBOX_ASKPASS:
+# this QEMU set-up's serial input reaches a plain /init (measured) but not
+# a prompt under initramfs-tools (neither askpass nor the keyscript's own
+# console read got a byte), so the console is not the keyboard here.
+cat > "$W/over/etc/tpmbox/keyboard" <<'EOF'
+#!/bin/sh
+# "types" the next line of /dev/vdb at the prompt $1
+n=$(( $(cat /run/keyboard.n 2>/dev/null || echo 0) + 1 ))
+echo "$n" > /run/keyboard.n
+printf '%s' "$1" > /dev/console
+line=$(sed -n "${n}p" /dev/vdb)
+echo "[typed answer $n]" > /dev/console
+printf '%s' "$line"
+EOF
+chmod 755 "$W/over/etc/tpmbox/keyboard"
+{ cat initramfs/initramfs.conf; echo TPMBOX_ASKPASS=/etc/tpmbox/keyboard; } > "$W/over/etc/tpmbox/initramfs.conf"
+# (the kernel looks for the next archive at a 4-byte boundary after the
+# compressed one: pad with zeros, which it skips)
+cp "$W/initrd.img" "$W/initrd-moved.img" &&
+	truncate -s $(( ($(stat -c %s "$W/initrd.img") + 511) / 512 * 512 )) "$W/initrd-moved.img" &&
+	vm_cpio "$W/over" "$W/over.cpio" && cat "$W/over.cpio" >> "$W/initrd-moved.img" || exit 3
+
+disk=(-drive "file=$W/disk.img,format=raw,if=virtio")
+app="root=/dev/mapper/croot rootfstype=ext4 rootwait"
+
+# boot: NAME INITRD MODE [TEXT...]: boot with a copy of the TPM state;
+# each TEXT is typed at one prompt of the keyscript, in turn (the
+# keyboard disk).
+boot() {
+	local name=$1 initrd=$2 mode=$3 log=$VM_DIR/$1.log kb=$VM_DIR/$1.keyboard
+	shift 3
+	rm -rf "${VM_DIR:?}/$name" && mkdir -p "$VM_DIR/$name" &&
+		cp -r "$TPM" "$VM_DIR/$name/tpm" || return 3
+	printf '%s\n' "$@" > "$kb" && truncate -s 4096 "$kb"
+	vm_boot "$name" "$initrd" "$log" -k -a "$app luks=$mode" -- "${disk[@]}" \
+		-drive "file=$kb,format=raw,if=virtio,readonly=on" > "$VM_DIR/$name.boot" 2>&1
+}
+# tap_of NAME WHAT: the guest's own checks, and that it got to the end.
+tap_of() {
+	local log=$VM_DIR/$1.log
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) ok "$2: ${l#ok * - }" ;;
+		"not ok "*) nok "$2: ${l#not ok * - }" ;;
+		esac
+	done < <(vm_tap "$log")
+	if ! grep -q '@@VMTEST done' "$log"; then
+		nok "$2: the guest reached its root's /init and finished"
+		tr -d '\r' < "$log" | tail -n 30 | sed 's/^/#   /'
+		cat "$VM_DIR/$1.boot" | sed 's/^/#   /'
+	fi
+}
+prompts() { grep -a -c 'Passphrase or recovery code for croot' "$VM_DIR/$1.log"; }
+
+boot luks-tpm "$W/initrd.img" tpm
+sed 's/^/# /' "$VM_DIR/luks-tpm.boot"
+tap_of luks-tpm "tpm"
+check "tpm: no prompt: the key came from the TPM" [ "$(prompts luks-tpm)" = 0 ]
+
+bad=$(echo "$code" | sed 's/^\(.\)\(.\)/\1X/')
+d2=${code:1:1}
+bad=${bad/X/$(( (d2 + 1) % 10 ))}
+boot luks-code "$W/initrd-moved.img" typed "$bad" "$(echo "$code" | tr - ' ')"
+sed 's/^/# /' "$VM_DIR/luks-code.boot"
+tap_of luks-code "code"
+check "code: the keyscript said why it asked (unseal refused, exit 4)" \
+	grep -a -q 'tpmbox-unlock: croot: unseal refused (exit 4)' "$VM_DIR/luks-code.log"
+check "code: the mistyped group was named and the prompt came again" \
+	sh -c 'grep -a -q "group 1" "$0" && grep -a -q "the recovery code does not open this blob (recover exit 2)" "$0" &&
+	       [ "$(grep -a -c "Passphrase or recovery code for croot" "$0")" = 2 ]' "$VM_DIR/luks-code.log"
+
+boot luks-pass "$W/initrd-moved.img" typed "$(cat "$W/pass")"
+sed 's/^/# /' "$VM_DIR/luks-pass.boot"
+tap_of luks-pass "passphrase"
+check "passphrase: one prompt, the passphrase's keyslot opened the root" [ "$(prompts luks-pass)" = 1 ]
+
+echo "1..$n"
+[ "$fails" = 0 ]
