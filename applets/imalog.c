@@ -210,5 +210,5 @@ out:
 
 const struct applet applet_imalog = {
 	"imalog", "parse, replay and check an IMA measurement list", usage,
-	run, shortopts, longopts
+	run, shortopts, longopts, 0
 };

@@ -133,7 +133,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto done;
 	}
-	rc = ak_quote(t, h, nonce, (size_t)nn, &sel, q);
+	rc = ak_quote(t, h, &pub, nonce, (size_t)nn, &sel, q);
 	tpm2_flush(t, h);
 	if (rc) {
 		rc = ctx_fail(c);
@@ -176,5 +176,5 @@ done:
 
 const struct applet applet_quote = {
 	"quote", "quote PCRs with an attestation key (TPM2_Quote)", usage, run,
-	shortopts, longopts
+	shortopts, longopts, APPLET_PIN
 };
