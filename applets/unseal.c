@@ -35,6 +35,9 @@ static const char usage[] =
 	"exit 5: the TPM is in dictionary-attack lockout.\n";
 
 #define RC_VALUE 0x084u
+#define RC_PCR_CHANGED 0x128u
+/* Runs of the policy before TPM_RC_PCR_CHANGED is given up on. */
+#define PCR_CHANGED_TRIES 5
 
 static void name_hex(const uint8_t *p, size_t n, char *out, size_t cap)
 {
@@ -98,7 +101,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	uint8_t *text = NULL, secret[128], *plain = NULL;
 	size_t tlen = 0, slen = 0, plen = 0;
 	uint32_t obj = 0;
-	int o, force = 0, rc = 0;
+	int o, force = 0, rc = 0, tries;
 	struct tpm *t;
 	struct tb b;
 
@@ -221,39 +224,62 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
-	if (k->has_pcr && tpm2_policy_pcr(t, tpm2_session_handle(s),
-					  k->pcrdigest, k->pcrdigestlen,
-					  &k->sel)) {
-		if (rc_base(c->e.rc) == RC_VALUE)
-			pcr_mismatch(c, t, k);
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (k->auth) {
-		if (tpm2_policy_authvalue(t, tpm2_session_handle(s))) {
+	/* The policy, then TPM2_Unseal.  Another process extending any PCR
+	 * in between (IMA extends PCR 10 all the time) makes the TPM answer
+	 * TPM_RC_PCR_CHANGED: run the policy again, a bounded number of
+	 * times. */
+	for (tries = 1;; tries++) {
+		uint32_t b;
+
+		if (tries > 1 &&
+		    tpm2_policy_restart(t, tpm2_session_handle(s))) {
 			rc = ctx_fail(c);
 			goto out;
 		}
-		tpm2_session_policy_auth(s, SESS_POLICY_AUTHVALUE);
-		/* The TPM keys the response encryption with sessionKey ||
-		 * authValue once the session authorizes the object. */
-		tpm2_session_enc_auth(s, 1);
-	}
-	tpm2_session_use(s, &a, auth.v, auth.n);
-	if (tpm2_unseal(t, obj, pub->name, pub->namelen, &a, secret,
-			sizeof(secret), &slen)) {
-		uint32_t b = rc_base(c->e.rc);
-
-		if (b == 0x08e || b == 0x0a2)	/* AUTH_FAIL, BAD_AUTH */
+		if (k->has_pcr && tpm2_policy_pcr(t, tpm2_session_handle(s),
+						  k->pcrdigest,
+						  k->pcrdigestlen, &k->sel)) {
+			if (rc_base(c->e.rc) == RC_VALUE)
+				pcr_mismatch(c, t, k);
+			rc = ctx_fail(c);
+			goto out;
+		}
+		if (k->auth) {
+			if (tpm2_policy_authvalue(t, tpm2_session_handle(s))) {
+				rc = ctx_fail(c);
+				goto out;
+			}
+			tpm2_session_policy_auth(s, SESS_POLICY_AUTHVALUE);
+			/* The TPM keys the response encryption with
+			 * sessionKey || authValue once the session
+			 * authorizes the object. */
+			tpm2_session_enc_auth(s, 1);
+		}
+		tpm2_session_use(s, &a, auth.v, auth.n);
+		if (tpm2_unseal(t, obj, pub->name, pub->namelen, &a, secret,
+				sizeof(secret), &slen) == 0)
+			break;
+		b = rc_base(c->e.rc);
+		if (b == RC_PCR_CHANGED && tries < PCR_CHANGED_TRIES) {
+			err_clear(&c->e);
+			continue;
+		}
+		if (b == 0x08e || b == 0x0a2) {	/* AUTH_FAIL, BAD_AUTH */
 			err_set(&c->e, EX_AUTH, "the password is wrong (the "
 				"PCRs match)");
-		if (b == 0x08e || b == 0x0a2)
 			err_hint(&c->e, "each wrong password counts toward "
 				 "dictionary-attack lockout (tpmbox info shows "
 				 "the counter)");
-		else if (b == 0x09d || b == 0x128)	/* POLICY_FAIL, CHANGED */
+		} else if (b == RC_PCR_CHANGED) {
+			err_set(&c->e, EX_AUTH, "the PCRs kept changing during "
+				"unseal (TPM_RC_PCR_CHANGED %d times in a row)",
+				tries);
+			err_hint(&c->e, "something extends PCRs without pause; "
+				 "try again");
+		} else if (b == 0x09d) {	/* POLICY_FAIL */
 			err_set(&c->e, EX_AUTH, "the policy is not satisfied: "
 				"the PCRs changed during unseal");
+		}
 		err_prefix(&c->e, "%s", in);
 		rc = ctx_fail(c);
 		goto out;
