@@ -121,8 +121,8 @@ int ctx_help(struct ctx *c, const struct applet *a)
 			"it; another key is refused\n%s"
 			"  --allow-unsalted  let an owner or lockout value key "
 			"a session salted to a\n"
-			"                    NULL-hierarchy key when the pinned "
-			"SRK cannot be had\n",
+			"                    NULL-hierarchy key when the "
+			"pinned SRK cannot be had\n",
 			a->pin & APPLET_PIN ?
 			"  --srk-pub FILE    the SRK's public key (PEM, as "
 			"takeown --srk-pub wrote it)\n" : "");

@@ -40,8 +40,8 @@ struct tpm2_session;
 
 struct srk_pin {
 	int set;
-	char from[96];		/* for messages: "--srk-name", "TPMBOX_SRK" */
-	uint16_t type;		/* TPM2_ALG_ECC or _RSA when known, else 0 */
+	char from[96];		/* for messages: "--srk-name" ... */
+	uint16_t type;		/* TPM2_ALG_ECC or _RSA, 0: unknown */
 	uint8_t name[TPM2_NAME_MAX];
 	size_t namelen;
 };
@@ -88,10 +88,11 @@ struct srk_want {
 	int rsa;		/* the template to make one from */
 	int exact;		/* a persisted SRK of the other type does not
 				 * do: make this one (transient) */
-	const uint8_t *owner;	/* owner auth for CreatePrimary (NULL: empty;
-				 * keys the salted session, never sent) */
+	const uint8_t *owner;	/* owner auth for CreatePrimary (NULL:
+				 * empty; keys the salted session, never
+				 * sent) */
 	size_t ownerlen;
-	const uint8_t *name;	/* a further pin: the name a blob recorded */
+	const uint8_t *name;	/* a further pin: a blob's recorded name */
 	size_t namelen;
 	const char *name_from;	/* for messages ("BLOB") */
 };

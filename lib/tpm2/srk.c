@@ -413,11 +413,11 @@ int tpm2_srk_find(struct tpm *t, const struct srk_want *w,
 					     &k->pub)))
 				return rc;
 			if (!standard)
-				return err_set(t->e, EX_FAIL, "0x81000001 holds "
-					       "the pinned key, but it is not "
-					       "a standard SRK (restricted "
-					       "decryption key of the TCG "
-					       "template)");
+				return err_set(t->e, EX_FAIL, "0x81000001 "
+					       "holds the pinned key, but it "
+					       "is not a standard SRK "
+					       "(restricted decryption key of "
+					       "the TCG template)");
 			if (!w || !w->exact || rsa == w->rsa) {
 				k->handle = TPM2_SRK_HANDLE;
 				return 0;
