@@ -24,6 +24,7 @@
  *               param NAME HEX           a decrypted first parameter
  *               forged NAME              an answer it changed or made
  *               injected PCR_Extend      (pcrchanged)
+ *               saw GetRandom HEX        the bytes as they crossed
  *   -w WORDS  candidate auth values, one per line (also tried: the empty
  *             value and 0000-9999)
  *   -K FILE   write its SRK public key (PEM) there
@@ -928,7 +929,9 @@ static int rewrite(uint32_t cc, const uint8_t *cmd, uint8_t *p, size_t n,
 		if ((modes & M_PCRCOUNT1) && pcr_count1(p, n))
 			changed = 1;
 		break;
-	case 0x17b:	/* GetRandom */
+	case 0x17b:	/* GetRandom: what crossed the bus, then forged */
+		if (n >= 2)
+			log_hex("saw GetRandom", p + 2, n - 2);
 		if ((modes & M_RANDOM) && n >= 2) {
 			memset(p + 2, 'A', n - 2);
 			changed = 1;
