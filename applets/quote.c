@@ -14,6 +14,7 @@
 #include "tpm2/attest.h"
 #include "tpm2/object.h"
 #include "tpm2/pcr.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: quote -k AKBLOB [-p SELECTION] [-n NONCE_HEX] -o QUOTE\n"
@@ -127,7 +128,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_usage(c, "out of memory");
 		goto done;
 	}
-	if (!(t = ctx_tpm(c)) || tpm2_pcr_banks(t, &alloc, &npcrs) ||
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_pcr_banks(t, &alloc, &npcrs) ||
 	    pcr_sel_resolve(&sel, &alloc, npcrs, &c->e) ||
 	    ak_load(t, &blob, oa.v, oa.n, &h, &pub)) {
 		rc = ctx_fail(c);

@@ -437,7 +437,9 @@ static int run(struct ctx *c, int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	if ((rc = parse_opts(c, argc, argv, &o)))
 		goto out;
-	if (!(t = ctx_tpm(c)) ||
+	/* With a pin the session comes first: the hierarchy state read
+	 * next decides which values are sent. */
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
 	    tpm2_getprop(t, TPM2_PT_PERMANENT, &perm)) {
 		rc = ctx_fail(c);
 		goto out;

@@ -20,6 +20,10 @@ struct tpm_trust {
 	int allow_unsalted;
 	struct tpm2_session *s;		/* the process session */
 	int kind;			/* TRUST_* */
+	/* The persisted SRK the session is salted to, once read: later
+	 * lookups take it from here instead of asking again. */
+	int have_srk;
+	struct tpm2_public srk;
 };
 
 void srk_name_hex(const uint8_t *name, size_t n, char *out)
@@ -155,11 +159,31 @@ static int wants_hmac(uint32_t cc)
 	return 0;
 }
 
+/* The TPM puts an object's or NV index's name into the cpHash of every
+ * session of the command: a call that names such a handle without its
+ * name (ReadPublic, NV_ReadPublic: the name is what they ask for) cannot
+ * carry the session.  Their answers are checked instead by the next
+ * command that names the object in its HMAC. */
+static int names_known(const struct tpm2_call *c)
+{
+	int i;
+
+	for (i = 0; i < c->nh && i < 3; i++) {
+		unsigned type = c->h[i] >> 24;
+
+		if (!c->name[i].n && (type == 0x80 || type == 0x81 ||
+				      type == 0x01))
+			return 0;
+	}
+	return 1;
+}
+
 static int attach(struct tpm *t, struct tpm2_call *c, struct tpm2_auth *a)
 {
 	struct tpm2_session *s = t->trust ? t->trust->s : NULL;
 
-	if (!s || !wants_hmac(c->cc) || tpm2_session_in_call(s, c))
+	if (!s || !wants_hmac(c->cc) || tpm2_session_in_call(s, c) ||
+	    !names_known(c))
 		return 0;
 	/* GetRandom's bytes also travel encrypted. */
 	tpm2_session_audit(s, a, c->cc == TPM2_CC_GetRandom);
@@ -295,8 +319,14 @@ static int start(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 int tpm2_trust_start(struct tpm *t, uint32_t key,
 		     const struct tpm2_public *pub)
 {
-	return start(t, key, pub, tpm_trust_pinned(t) ? TRUST_PINNED :
-		     TRUST_TOFU);
+	int rc = start(t, key, pub, tpm_trust_pinned(t) ? TRUST_PINNED :
+		       TRUST_TOFU);
+
+	if (rc == 0 && key == TPM2_SRK_HANDLE && !t->trust->have_srk) {
+		t->trust->srk = *pub;
+		t->trust->have_srk = 1;
+	}
+	return rc;
 }
 
 /* A session salted to a fresh ECC primary in the NULL hierarchy (no
@@ -403,7 +433,12 @@ int tpm2_srk_find(struct tpm *t, const struct srk_want *w,
 	int rc, rsa = -1, standard;
 
 	memset(k, 0, sizeof(*k));
-	rc = tpm2_readpublic(t, TPM2_SRK_HANDLE, &k->pub);
+	if (t->trust && t->trust->have_srk) {
+		k->pub = t->trust->srk;
+		rc = 0;
+	} else {
+		rc = tpm2_readpublic(t, TPM2_SRK_HANDLE, &k->pub);
+	}
 	if (rc && rc != EX_NOENT)
 		return rc;
 	if (rc == 0) {

@@ -18,6 +18,8 @@
  *                   [-w WORDS] [-K SRKPUB] [-A AKKEY] [-d DIR] [-F]
  *   -o LOG    append what it saw and did, one line per event:
  *               rx NAME                  a command from tpmbox
+ *               hmac NAME                ... with a session in it (its
+ *                                        answer comes HMACed)
  *               srk substituted          ReadPublic/CreatePrimary answer
  *               session key derived      from a salt to our key
  *               auth 0xHANDLE HEX        an auth value recovered
@@ -1131,6 +1133,11 @@ static size_t handle_cmd(int tfd, uint8_t *cmd, size_t clen, uint8_t *rsp)
 	plen = tb_left(&b);
 	if (tb_err(&b))
 		return roundtrip(tfd, cmd, clen, rsp, &trlen) ? 0 : trlen;
+	for (i = 0; i < ns; i++)
+		if (cs[i].h != TPM2_RS_PW) {
+			logf_("hmac %s", ccname(cc));
+			break;
+		}
 	memcpy(params, cmd + b.pos, plen);
 
 	/* Answered here. */
