@@ -105,5 +105,5 @@ done:
 
 const struct applet applet_akcreate = {
 	"akcreate", "create an attestation key (restricted signing key)",
-	usage, run, shortopts, longopts
+	usage, run, shortopts, longopts, APPLET_PIN
 };

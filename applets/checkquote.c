@@ -269,5 +269,5 @@ out:
 
 const struct applet applet_checkquote = {
 	"checkquote", "verify a quote (no TPM needed)", usage, run,
-	shortopts, longopts
+	shortopts, longopts, 0
 };

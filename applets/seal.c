@@ -20,6 +20,7 @@
 #include "tpm2/pcr.h"
 #include "tpm2/policy.h"
 #include "tpm2/session.h"
+#include "tpm2/srk.h"
 #include "tty.h"
 
 static const char usage[] =
@@ -152,34 +153,6 @@ static void sel_from_file(const struct pcr_vals *f, struct pcr_sel *sel)
 	}
 }
 
-/* The values were read from the TPM: let the TPM itself confirm that its
- * current PCRs hash to the digest the policy will hold (PolicyPCR with a
- * digest checks it), so a damaged PCR_Read answer cannot produce a blob
- * that never unseals. */
-static int confirm_current(struct ctx *c, struct tpm *t,
-			   const struct policy_spec *ps)
-{
-	struct tpm2_session *s = NULL;
-	uint8_t d[TPM2_MAX_DIGEST];
-	size_t n = policy_pcr_digest(ps->halg, &ps->vals, d);
-	int rc;
-
-	if (!n)
-		return ctx_usage(c, "unsupported policy hash");
-	if (tpm2_session_start(t, TPM2_SE_POLICY, TPM2_RH_NULL, NULL,
-			       TPM2_RH_NULL, NULL, 0, 0, &s))
-		return ctx_fail(c);
-	rc = tpm2_policy_pcr(t, tpm2_session_handle(s), d, n, &ps->sel);
-	tpm2_session_flush(t, s);
-	if (rc) {
-		err_set(&c->e, EX_IO, "the PCR values read from the TPM do "
-			"not match its current PCRs (a damaged response, or a "
-			"PCR changed while sealing); nothing was sealed");
-		return ctx_fail(c);
-	}
-	return 0;
-}
-
 /* Fill the policy's values in selection order: given, file, else the
  * TPM's current value. */
 static int pcr_values(struct ctx *c, struct tpm *t, struct policy_spec *ps,
@@ -227,8 +200,6 @@ static int pcr_values(struct ctx *c, struct tpm *t, struct policy_spec *ps,
 	ps->vals.n = k;
 	if (policy_check_vals(&ps->sel, &ps->vals, &c->e))
 		return ctx_fail(c);
-	if (need_tpm && !g->n && !have_file)
-		return confirm_current(c, t, ps);
 	return 0;
 }
 
@@ -256,21 +227,22 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct pcr_vals *file = calloc(1, sizeof(*file));
 	struct pcr_sel alloc;
 	unsigned npcrs;
-	struct tpm2_public srkpub, tmpl, pub;
+	struct tpm2_public tmpl, pub;
 	struct tpm2_private priv;
-	struct tpm2_session *s = NULL;
+	struct tpm2_srk *srk = calloc(1, sizeof(*srk));
+	struct srk_want want;
+	struct tpm2_session *s;
 	struct tpm2_auth a;
 	struct keyfile *k = calloc(1, sizeof(*k));
 	uint8_t *data = NULL, key[32];
 	size_t dlen = 0, pemlen;
 	char *pem = NULL;
-	uint32_t srk = 0;
-	int o, force = 0, transient = 0, other = 0, rsa = 0, rc = 0;
+	int o, force = 0, rsa = 0, rc = 0;
 	int show_code = 0;
 	struct tpm *t;
 
 	memset(&ps, 0, sizeof(ps));
-	if (!g || !file || !k || !esc) {
+	if (!g || !file || !k || !srk || !esc) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
@@ -398,6 +370,37 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
+	/* The parent first: the persisted SRK (checked against the pin), or
+	 * the same key made afresh.  Everything after runs in one session
+	 * salted to it, so every answer below carries the TPM's HMAC. */
+	memset(&want, 0, sizeof(want));
+	want.owner = owner.n ? owner.v : NULL;
+	want.ownerlen = owner.n;
+	if (tpm2_srk_find(t, &want, srk)) {
+		if (c->e.code == EX_AUTH)
+			err_hint(&c->e, "no SRK is persisted at 0x81000001 "
+				 "and making one needs the owner password: "
+				 "give --owner-auth, or persist it once with "
+				 "'tpmbox takeown'");
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if (srk->found_other) {
+		err_set(&c->e, EX_FAIL, "0x81000001 holds a key that is not "
+			"a standard SRK; refusing to seal under it");
+		err_hint(&c->e, "evict it (it may have been put there to "
+			 "catch secrets) and run takeown");
+		rc = ctx_fail(c);
+		goto out;
+	}
+	tpm2_srk_matches(&srk->pub, &rsa);
+	if (tpm2_trust_start(t, srk->handle, &srk->pub)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	/* The PCRs: the bank list, the count and the values all come back
+	 * HMACed, so the policy digest computed here from them is the
+	 * TPM's. */
 	if (ps.has_pcr) {
 		if (tpm2_pcr_banks(t, &alloc, &npcrs) ||
 		    pcr_sel_resolve(&ps.sel, &alloc, npcrs, &c->e)) {
@@ -407,27 +410,6 @@ static int run(struct ctx *c, int argc, char **argv)
 		if ((rc = pcr_values(c, t, &ps, g, file, pcrfile != NULL)))
 			goto out;
 	}
-
-	/* The parent: the persisted SRK, or the same key made afresh. */
-	if (tpm2_srk_get(t, 0, owner.n ? owner.v : NULL, owner.n, &srk,
-			 &srkpub, &transient, &other)) {
-		if (c->e.code == EX_AUTH)
-			err_hint(&c->e, "no SRK is persisted at 0x81000001 "
-				 "and making one needs the owner password: "
-				 "give --owner-auth, or persist it once with "
-				 "'tpmbox takeown'");
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (other) {
-		err_set(&c->e, EX_FAIL, "0x81000001 holds a key that is not "
-			"a standard SRK; refusing to seal under it");
-		err_hint(&c->e, "evict it (it may have been put there to "
-			 "catch secrets) and run takeown");
-		rc = ctx_fail(c);
-		goto out;
-	}
-	tpm2_srk_matches(&srkpub, &rsa);
 
 	/* The sealed object's template. */
 	memset(&tmpl, 0, sizeof(tmpl));
@@ -463,13 +445,13 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
-	if (tpm2_session_start(t, TPM2_SE_HMAC, srk, &srkpub, TPM2_RH_NULL,
-			       NULL, 0, SESS_ENC_CMD, &s)) {
-		rc = ctx_fail(c);
-		goto out;
-	}
+	/* The secret goes encrypted in the salted session, which also
+	 * authorizes the SRK (empty value). */
+	s = tpm2_trust_session(t);
+	tpm2_session_set_flags(s, SESS_ENC_CMD);
 	tpm2_session_use(s, &a, NULL, 0);
-	if (tpm2_create(t, srk, srkpub.name, srkpub.namelen, &a, &tmpl,
+	if (tpm2_create(t, srk->handle, srk->pub.name, srk->pub.namelen, &a,
+			&tmpl,
 			auth.v, auth.n, dlen > KEYFILE_SEALED_MAX ? key : data,
 			dlen > KEYFILE_SEALED_MAX ? sizeof(key) : dlen, &priv,
 			&pub)) {
@@ -477,9 +459,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto out;
 	}
 	tpm_wipe(t);
-	if (pub.policylen != tmpl.policylen ||
-	    memcmp(pub.policy, tmpl.policy, tmpl.policylen) ||
-	    pub.attrs != tmpl.attrs) {
+	if (!tpm2_public_same_template(&pub, &tmpl)) {
 		err_set(&c->e, EX_FAIL, "TPM2_Create: the created "
 			     "object is not the one asked for");
 		rc = ctx_fail(c);
@@ -490,7 +470,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	k->empty_auth = !ps.auth;
 	k->auth = ps.auth;
 	k->rsa_parent = rsa;
-	k->parent = transient ? KEYFILE_PARENT_OWNER : KEYFILE_PARENT_SRK;
+	k->parent = srk->transient ? KEYFILE_PARENT_OWNER : KEYFILE_PARENT_SRK;
 	k->pub[0] = (uint8_t)(pub.rawlen >> 8);
 	k->pub[1] = (uint8_t)pub.rawlen;
 	memcpy(k->pub + 2, pub.raw, pub.rawlen);
@@ -506,8 +486,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		k->pcrdigestlen = policy_pcr_digest(ps.halg, &ps.vals,
 						    k->pcrdigest);
 	}
-	memcpy(k->parent_name, srkpub.name, srkpub.namelen);
-	k->parent_namelen = srkpub.namelen;
+	memcpy(k->parent_name, srk->pub.name, srk->pub.namelen);
+	k->parent_namelen = srk->pub.namelen;
 	k->policy_alg = ps.halg;
 	memcpy(k->policy, tmpl.policy, tmpl.policylen);
 	k->policylen = tmpl.policylen;
@@ -547,11 +527,11 @@ static int run(struct ctx *c, int argc, char **argv)
 		explicit_bzero(msg, sizeof(msg));
 	}
 out:
-	/* Flush on every path; a flush error does not hide the first one. */
-	if (s)
-		tpm2_session_flush(c->tpm, s);
-	if (transient && srk)
-		tpm2_flush(c->tpm, srk);
+	/* Flush on every path; a flush error does not hide the first one.
+	 * The session goes with the TPM connection. */
+	if (srk && c->tpm)
+		tpm2_srk_put(c->tpm, srk);
+	free(srk);
 	explicit_bzero(key, sizeof(key));
 	if (data) {
 		explicit_bzero(data, dlen);
@@ -571,5 +551,5 @@ out:
 
 const struct applet applet_seal = {
 	"seal", "seal a secret to this TPM (PCR and/or password policy)",
-	usage, run, shortopts, longopts
+	usage, run, shortopts, longopts, APPLET_PIN
 };

@@ -18,6 +18,7 @@
 #include "tpm2/policy.h"
 #include "tpm2/rc.h"
 #include "tpm2/session.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: unseal [--auth AUTH] [--owner-auth AUTH] [-f] [-o FILE] BLOB\n"
@@ -35,6 +36,9 @@ static const char usage[] =
 	"exit 5: the TPM is in dictionary-attack lockout.\n";
 
 #define RC_VALUE 0x084u
+#define RC_PCR_CHANGED 0x128u
+/* Runs of the policy before TPM_RC_PCR_CHANGED is given up on. */
+#define PCR_CHANGED_TRIES 5
 
 static void name_hex(const uint8_t *p, size_t n, char *out, size_t cap)
 {
@@ -89,18 +93,20 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct authval auth = { .n = 0 }, owner = { .n = 0 };
 	struct keyfile *k = calloc(1, sizeof(*k));
 	struct tpm2_public *pub = calloc(1, sizeof(*pub));
-	struct tpm2_public *srkpub = calloc(1, sizeof(*srkpub));
+	struct tpm2_srk *srk = calloc(1, sizeof(*srk));
+	struct tpm2_public *srkpub = srk ? &srk->pub : NULL;
+	struct srk_want want;
 	struct tpm2_private priv;
 	struct tpm2_session *s = NULL;
 	struct tpm2_auth a, pa;
 	uint8_t *text = NULL, secret[128], *plain = NULL;
 	size_t tlen = 0, slen = 0, plen = 0;
-	uint32_t srk = 0, obj = 0;
-	int o, force = 0, transient = 0, other = 0, rc = 0;
+	uint32_t obj = 0;
+	int o, force = 0, rc = 0, tries;
 	struct tpm *t;
 	struct tb b;
 
-	if (!k || !pub || !srkpub) {
+	if (!k || !pub || !srk) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
@@ -162,10 +168,13 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto out;
 	}
 
-	/* The parent: the SRK this blob names, nothing else. */
-	if (!(t = ctx_tpm(c)) ||
-	    tpm2_srk_get(t, k->rsa_parent, owner.n ? owner.v : NULL, owner.n,
-			 &srk, srkpub, &transient, &other)) {
+	/* The parent: the SRK this blob names, nothing else (and the
+	 * pinned one, when a pin is set). */
+	memset(&want, 0, sizeof(want));
+	want.rsa = k->rsa_parent;
+	want.owner = owner.n ? owner.v : NULL;
+	want.ownerlen = owner.n;
+	if (!(t = ctx_tpm(c)) || tpm2_srk_find(t, &want, srk)) {
 		if (c->e.code == EX_AUTH)
 			err_hint(&c->e, "no SRK is persisted at 0x81000001 "
 				 "and making one needs the owner password: "
@@ -174,7 +183,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
-	if (other) {
+	if (srk->found_other) {
 		err_set(&c->e, EX_FAIL, "0x81000001 holds a key that is not a "
 			"standard SRK: refusing to unseal (someone may have "
 			"replaced the SRK to catch the secret)");
@@ -191,7 +200,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		err_set(&c->e, EX_FAIL, "%s was sealed under another SRK "
 			"(recorded name %s, this TPM's %s %s): it comes from "
 			"another TPM, or the SRK was replaced", in, want,
-			transient ? "template SRK" : "SRK at 0x81000001",
+			srk->transient ? "template SRK" : "SRK at 0x81000001",
 			have);
 		err_hint(&c->e, "a blob only unseals on the TPM and owner "
 			 "hierarchy it was sealed on");
@@ -200,8 +209,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 
 	tpm2_auth_pw(&pa, NULL, 0);
-	if (tpm2_load(t, srk, srkpub->name, srkpub->namelen, &pa, &priv, pub,
-		      &obj)) {
+	if (tpm2_load(t, srk->handle, srkpub->name, srkpub->namelen, &pa,
+		      &priv, pub, &obj)) {
 		err_prefix(&c->e, "%s: loading the sealed object (damaged "
 			   "blob?)", in);
 		rc = ctx_fail(c);
@@ -210,44 +219,67 @@ static int run(struct ctx *c, int argc, char **argv)
 
 	/* The session: salted to the SRK, response encrypted. */
 	if (tpm2_session_start(t, (k->has_pcr || k->auth) ? TPM2_SE_POLICY :
-			       TPM2_SE_HMAC, srk, srkpub, TPM2_RH_NULL, NULL,
-			       0, SESS_ENC_RSP, &s)) {
+			       TPM2_SE_HMAC, srk->handle, srkpub,
+			       TPM2_RH_NULL, NULL, 0, SESS_ENC_RSP, &s)) {
 		rc = ctx_fail(c);
 		goto out;
 	}
-	if (k->has_pcr && tpm2_policy_pcr(t, tpm2_session_handle(s),
-					  k->pcrdigest, k->pcrdigestlen,
-					  &k->sel)) {
-		if (rc_base(c->e.rc) == RC_VALUE)
-			pcr_mismatch(c, t, k);
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (k->auth) {
-		if (tpm2_policy_authvalue(t, tpm2_session_handle(s))) {
+	/* The policy, then TPM2_Unseal.  Another process extending any PCR
+	 * in between (IMA extends PCR 10 all the time) makes the TPM answer
+	 * TPM_RC_PCR_CHANGED: run the policy again, a bounded number of
+	 * times. */
+	for (tries = 1;; tries++) {
+		uint32_t b;
+
+		if (tries > 1 &&
+		    tpm2_policy_restart(t, tpm2_session_handle(s))) {
 			rc = ctx_fail(c);
 			goto out;
 		}
-		tpm2_session_policy_auth(s, SESS_POLICY_AUTHVALUE);
-		/* The TPM keys the response encryption with sessionKey ||
-		 * authValue once the session authorizes the object. */
-		tpm2_session_enc_auth(s, 1);
-	}
-	tpm2_session_use(s, &a, auth.v, auth.n);
-	if (tpm2_unseal(t, obj, pub->name, pub->namelen, &a, secret,
-			sizeof(secret), &slen)) {
-		uint32_t b = rc_base(c->e.rc);
-
-		if (b == 0x08e || b == 0x0a2)	/* AUTH_FAIL, BAD_AUTH */
+		if (k->has_pcr && tpm2_policy_pcr(t, tpm2_session_handle(s),
+						  k->pcrdigest,
+						  k->pcrdigestlen, &k->sel)) {
+			if (rc_base(c->e.rc) == RC_VALUE)
+				pcr_mismatch(c, t, k);
+			rc = ctx_fail(c);
+			goto out;
+		}
+		if (k->auth) {
+			if (tpm2_policy_authvalue(t, tpm2_session_handle(s))) {
+				rc = ctx_fail(c);
+				goto out;
+			}
+			tpm2_session_policy_auth(s, SESS_POLICY_AUTHVALUE);
+			/* The TPM keys the response encryption with
+			 * sessionKey || authValue once the session
+			 * authorizes the object. */
+			tpm2_session_enc_auth(s, 1);
+		}
+		tpm2_session_use(s, &a, auth.v, auth.n);
+		if (tpm2_unseal(t, obj, pub->name, pub->namelen, &a, secret,
+				sizeof(secret), &slen) == 0)
+			break;
+		b = rc_base(c->e.rc);
+		if (b == RC_PCR_CHANGED && tries < PCR_CHANGED_TRIES) {
+			err_clear(&c->e);
+			continue;
+		}
+		if (b == 0x08e || b == 0x0a2) {	/* AUTH_FAIL, BAD_AUTH */
 			err_set(&c->e, EX_AUTH, "the password is wrong (the "
 				"PCRs match)");
-		if (b == 0x08e || b == 0x0a2)
 			err_hint(&c->e, "each wrong password counts toward "
 				 "dictionary-attack lockout (tpmbox info shows "
 				 "the counter)");
-		else if (b == 0x09d || b == 0x128)	/* POLICY_FAIL, CHANGED */
+		} else if (b == RC_PCR_CHANGED) {
+			err_set(&c->e, EX_AUTH, "the PCRs kept changing during "
+				"unseal (TPM_RC_PCR_CHANGED %d times in a row)",
+				tries);
+			err_hint(&c->e, "something extends PCRs without pause; "
+				 "try again");
+		} else if (b == 0x09d) {	/* POLICY_FAIL */
 			err_set(&c->e, EX_AUTH, "the policy is not satisfied: "
 				"the PCRs changed during unseal");
+		}
 		err_prefix(&c->e, "%s", in);
 		rc = ctx_fail(c);
 		goto out;
@@ -276,8 +308,8 @@ out:
 		tpm2_session_flush(c->tpm, s);
 	if (obj)
 		tpm2_flush(c->tpm, obj);
-	if (transient && srk)
-		tpm2_flush(c->tpm, srk);
+	if (srk && c->tpm)
+		tpm2_srk_put(c->tpm, srk);
 	if (c->tpm)
 		tpm_wipe(c->tpm);
 	if (plain && plain != secret) {
@@ -291,12 +323,12 @@ out:
 		keyfile_free(k);
 	free(k);
 	free(pub);
-	free(srkpub);
+	free(srk);
 	free(text);
 	return rc;
 }
 
 const struct applet applet_unseal = {
 	"unseal", "unseal a secret sealed by seal", usage, run,
-	shortopts, longopts
+	shortopts, longopts, APPLET_PIN
 };

@@ -32,8 +32,9 @@ struct ak_blob {
 
 /* The AK template (finished: raw bytes and name). */
 void ak_template(struct tpm2_public *p, int rsa);
-/* Whether pub is a key tpmbox can quote with: restricted, sign, not
- * decrypt, ECDSA or RSASSA with a hash.  Exit 1 naming what is wrong. */
+/* Whether pub is an attestation key: fixedTPM, fixedParent,
+ * sensitiveDataOrigin, restricted, sign, not decrypt, ECDSA or RSASSA
+ * with a hash.  Exit 1 naming what is wrong. */
 int ak_check_public(const struct tpm2_public *pub, struct tberr *e);
 
 /* AKBLOB PEM text (malloc'd, NUL-terminated, *n without the NUL). */
@@ -47,8 +48,11 @@ int ak_blob_decode(const uint8_t *text, size_t n, struct ak_blob *b,
 int ak_pub_pem(const struct tpm2_public *pub, char **pem, size_t *n,
 	       struct tberr *e);
 
-/* Create an AK under the SRK (owner_auth for CreatePrimary when no
- * persistent SRK exists; NULL: empty).  Fills b and pub. */
+/* Create an AK under the ECC SRK (checked against the pin; owner_auth
+ * keys the salted session for CreatePrimary when no persistent SRK
+ * exists; NULL: empty).  TPM2_Create runs in the process's session
+ * salted to that SRK, so its answer is the TPM's; the key made is
+ * compared with the template.  Fills b and pub. */
 int ak_create(struct tpm *t, int rsa, const uint8_t *owner_auth,
 	      size_t owner_authlen, struct ak_blob *b,
 	      struct tpm2_public *pub);
@@ -64,9 +68,12 @@ int tpm2_quote(struct tpm *t, uint32_t key, const uint8_t *nonce,
 	       size_t nlen, const struct pcr_sel *sel, uint8_t *attest,
 	       size_t *alen, uint8_t *sig, size_t *slen);
 /* Read the selected PCRs and quote them, again until the values read
- * hash to the quoted digest (a PCR may change between the two).  q gets
+ * hash to the quoted digest (a PCR may change between the two).  The
+ * quote is checked with pub (the AK blob's public area, which the loaded
+ * key key has by TPM2_Load's name check) as a verifier will.  q gets
  * everything a QUOTE file holds. */
-int ak_quote(struct tpm *t, uint32_t key, const uint8_t *nonce, size_t nlen,
-	     const struct pcr_sel *sel, struct quote *q);
+int ak_quote(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
+	     const uint8_t *nonce, size_t nlen, const struct pcr_sel *sel,
+	     struct quote *q);
 
 #endif
