@@ -247,7 +247,7 @@ escrow_bench() {
 			TPMBOX=$TINY
 			c=$(median_us "wf_esc_recover_$w")
 			TPMBOX=$glibc
-			printf '%-34s %10s\n' "  musl build (tiny)" "$(ms "$c")"
+			printf '%-34s %10s\n' "  same, musl build (tiny)" "$(ms "$c")"
 		fi
 	done
 	echo "goals: an escrow recipient adds < 2 ms to seal; recover < 5 ms"

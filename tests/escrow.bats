@@ -298,7 +298,13 @@ tamper() {
 	    return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (
 	        label, "\n".join(s[i:i + 64] for i in range(0, len(s), 64)), label)
 	b, e, copy = block(lab)
-	copy[len(copy) - off] ^= 0x01
+	at = len(copy) - off
+	if lab == "AGE ENCRYPTED FILE" and copy.find(b"--- ") <= at < copy.find(b"\n", copy.find(b"--- ")):
+	    # in the header MAC's base64: another valid base64 letter, so that
+	    # the MAC (not the base64 decoder) is what refuses it
+	    copy[at] = ord("A") if copy[at] != ord("A") else ord("B")
+	else:
+	    copy[at] ^= 0x01
 	text = text[:b] + pem(lab, copy) + text[e:]
 	ib, ie, idx = block("TPMBOX ESCROW")
 	kind = 1 if lab == "CMS" else 2
