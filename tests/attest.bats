@@ -404,6 +404,13 @@ put() {
 	assert_failure 2
 	run tb checkquote -k "$T/k.tpub" --srk-name "$srk" --srk-pub "$T/srk.pem" -n 0badcafe "$T/q"
 	assert_failure 2
+	run tb checkquote -k "$T/k.tpub" --srk-pub "$T/none.pem" -n 0badcafe "$T/q"
+	assert_failure 6
+	run tb checkquote -k "$T/k.tpub" --srk-pub "$T/k.tpub" -n 0badcafe "$T/q"
+	assert_failure 2
+	# a file that is no key at all (the quote): usage, exit 2
+	run tb checkquote -k "$T/q" -n 0badcafe "$T/q"
+	assert_failure 2
 }
 
 @test "quote (ECC): tpm2_checkquote verifies --msg/--sig/--pcrs, checkquote verifies QUOTE" {
@@ -435,6 +442,14 @@ put() {
 	assert_success
 	[ "$output" = "$(t2_values 'sha256:7,10')" ]
 	[ "$(head -c 2 "$T/s" | xxd -p)" = 0014 ]
+	# the RSA AK's blob: an AK, signing with RSASSA-SHA256
+	run --separate-stderr tb checkquote -k "$D/rsak.blob" -n 99 "$T/q"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:7,10')" ]
+	# not the ECC AK's
+	run tb checkquote -k "$D/ak.blob" -n 99 "$T/q"
+	assert_failure 1
+	assert_output --partial "signature check failed"
 }
 
 @test "quote: after an extend the quote carries the new value; the old quote still holds the old" {
