@@ -6,8 +6,8 @@ _tpmbox_banks="sha1 sha256 sha384 sha512"
 
 _tpmbox_opts() {
 	case "$1" in
-	akcreate) echo "-o --pub --rsa --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	checkquote) echo "-k -n -p --msg --sig --pcrs --eventlog --imalog --json -T --tcti --timeout --trace -h --help" ;;
+	akcreate) echo "-o --pub --tpm-public --name --rsa --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	checkquote) echo "-k --srk-name --srk-pub -n -p --msg --sig --pcrs --eventlog --imalog --json -T --tcti --timeout --trace -h --help" ;;
 	clearall) echo "--lockout-auth --platform --yes --dry-run --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	eventlog) echo "--json --pcrs --check -T --tcti --timeout --trace -h --help" ;;
 	extend) echo "-s -f -d -b -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -54,7 +54,7 @@ _tpmbox() {
 	case $prev in
 	-T|--tcti) COMPREPLY=($(compgen -W "device:/dev/tpmrm0 device:/dev/tpm0 swtpm:path= swtpm:host=127.0.0.1,port=2321" -- "$cur")); return ;;
 	-b) COMPREPLY=($(compgen -W "$_tpmbox_banks" -- "$cur")); return ;;
-	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--srk-pub|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--tpm-public|--name|--srk-pub|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-p|--pcrs-sel) COMPREPLY=($(compgen -W "$(for b in $_tpmbox_banks; do echo $b:; done)" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then

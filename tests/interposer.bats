@@ -20,7 +20,9 @@ setup_file() {
 		-I"$root/include" -o "$IP" \
 		"$root/tests/helpers/interposer.c" "$root/lib/buf.c" \
 		"$root/lib/crypto/hash.c" "$root/lib/crypto/kdf.c" \
-		"$root/lib/crypto/pk.c" "$root/lib/crypto/sym.c" -lmbedcrypto
+		"$root/lib/crypto/pk.c" "$root/lib/crypto/sym.c" \
+		"$root/lib/der.c" "$root/lib/pem.c" "$root/lib/err.c" \
+		-lmbedcrypto
 	export REAL=$TPMBOX_TCTI
 	export SRKPUB="$BATS_FILE_TMPDIR/srk.pem"
 	SRKNAME=$("$TPMBOX" takeown --srk-pub "$SRKPUB")
@@ -270,6 +272,108 @@ hexof() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 	[ ! -e "$d/ak2.blob" ] && [ ! -e "$d/ak2.pem" ]
 	run ilog
 	refute_output --partial "rx Create"
+}
+
+# imp: the interposer's AK (fresh with each ip) imported under the real
+# SRK, straight to swtpm, where akimport hands it out for TPM2_Create.
+imp() {
+	TPM2TOOLS_TCTI="swtpm:path=$SWTPM_DIR/sock" tpm2_import -Q \
+		-C 0x81000001 -G ecc:ecdsa-sha256:null -i "$D/evilak.pem" \
+		-u "$D/import.pub" -r "$D/import.priv" \
+		-a 'userwithauth|restricted|sign'
+	TPM2TOOLS_TCTI="swtpm:path=$SWTPM_DIR/sock" t2_flush
+}
+
+@test "interposer: an imported AK - akcreate refuses it (exit 1, nothing written); checkquote refuses its TPM2B_PUBLIC or blob (exit 1) and takes forged quotes with a bare PEM (documented)" {
+	d=$BATS_TEST_TMPDIR
+	REALT2="swtpm:path=$SWTPM_DIR/sock"
+	outs=("$d/ak.blob" "$d/ak.tpub" "$d/ak.name" "$d/ak.pem")
+	# substituted SRK, no pin: the interposer signs the answer, and the
+	# key is compared with the template
+	ip srk,akimport
+	imp
+	run tb akcreate -o "$d/ak.blob" --tpm-public "$d/ak.tpub" --name "$d/ak.name" --pub "$d/ak.pem"
+	assert_failure 1
+	assert_output --partial "TPM2_Create: the key made is not the attestation key asked for"
+	for f in "${outs[@]}"; do [ ! -e "$f" ]; done
+	run ilog
+	assert_output --partial "forged Create (an imported key)"
+	# the real SRK: the changed answer fails its HMAC first
+	ip akimport
+	imp
+	run tb akcreate -o "$d/ak.blob" --tpm-public "$d/ak.tpub" --name "$d/ak.name" --pub "$d/ak.pem"
+	assert_failure 1
+	assert_output --partial "TPM2_Create: the response HMAC does not verify"
+	for f in "${outs[@]}"; do [ ! -e "$f" ]; done
+	run ilog
+	assert_output --partial "forged Create (an imported key)"
+
+	# What an akcreate that compared nothing would have written: the
+	# answer's two fields, byte for byte the imported key's (tpm2_create
+	# notices this answer only because its automatic session's HMAC no
+	# longer verifies: with an empty auth value and no salt, an
+	# interposer could recompute that one too).  The key loads and quotes
+	# on the real TPM, and the attacker, who holds its private key,
+	# forges quotes offline with every PCR 0x11.
+	ip pass
+	imp
+	cp "$d/import.pub" "$d/t2.pub"
+	cp "$d/import.priv" "$d/t2.priv"
+	export TPM2TOOLS_TCTI="$REALT2"
+	tpm2_load -Q -C 0x81000001 -u "$d/t2.pub" -r "$d/t2.priv" -c "$d/t2.ctx"
+	t2_flush
+	tpm2_readpublic -Q -c "$d/t2.ctx" -f pem -o "$d/t2.pem"
+	t2_flush
+	cmp "$d/t2.pem" "$d/evilak.pem.pub"
+	tpm2_encodeobject -Q -C 0x81000001 -u "$d/t2.pub" -r "$d/t2.priv" -o "$d/t2.blob"
+	t2_flush
+	tpm2_quote -Q -c "$d/t2.ctx" -l sha256:0,7 -q 0102 -g sha256 \
+		-m "$d/m0" -s "$d/s0" -o "$d/p0"
+	t2_flush
+	run tpm2_checkquote -u "$d/t2.pem" -m "$d/m0" -s "$d/s0" -f "$d/p0" -q 0102
+	assert_success
+	# the forgery: both values (tpm2_quote -o: 132 bytes of selections,
+	# a count, a count, then 66 bytes per value), the digest (the
+	# attestation's last 32 bytes), the signature
+	python3 - "$d" <<'PY'
+import hashlib, subprocess, sys
+d = sys.argv[1]
+m = bytearray(open(d + "/m0", "rb").read())
+p = bytearray(open(d + "/p0", "rb").read())
+for k in range(2):
+    p[142 + 66 * k:174 + 66 * k] = b"\x11" * 32
+m[-32:] = hashlib.sha256(b"\x11" * 64).digest()
+der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", d + "/evilak.pem"],
+                     input=bytes(m), capture_output=True, check=True).stdout
+i, rs = 2, []
+while i < len(der):
+    n = der[i + 1]
+    rs.append(int.from_bytes(der[i + 2:i + 2 + n], "big").to_bytes(32, "big"))
+    i += 2 + n
+open(d + "/m", "wb").write(m)
+open(d + "/p", "wb").write(p)
+open(d + "/s", "wb").write(bytes.fromhex("0018000b0020") + rs[0] + b"\x00\x20" + rs[1])
+PY
+	# tpmbox quote does not use the key: not an AK (exit 1)
+	run real quote -k "$d/t2.blob" -n 0102 -o "$d/q"
+	assert_failure 1
+	assert_output --partial "not an attestation key: fixedTPM is not set"
+	[ ! -e "$d/q" ]
+	q=(-n 0102 --msg "$d/m" --sig "$d/s" --pcrs "$d/p")
+	# the control: with the bare PEM the forgery passes (tpm2_checkquote
+	# too); checkquote(1) KEYS says so
+	run tb checkquote -k "$d/t2.pem" "${q[@]}"
+	assert_success
+	assert_line "sha256:0 $(printf '11%.0s' $(seq 32))"
+	run tpm2_checkquote -u "$d/t2.pem" -m "$d/m" -s "$d/s" -f "$d/p" -q 0102
+	assert_success
+	# the TPM2B_PUBLIC or the blob: not an AK (exit 1)
+	for k in t2.pub t2.blob; do
+		run tb checkquote -k "$d/$k" "${q[@]}"
+		assert_failure 1
+		assert_output --partial "$d/$k: AK: not an attestation key: fixedTPM is not set"
+		refute_output --partial "sha256:0"
+	done
 }
 
 @test "interposer: zeroed PCR values - seal refuses them (exit 1, no blob); only a substituted SRK without a pin lets them through" {

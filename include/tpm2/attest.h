@@ -61,6 +61,19 @@ int ak_create(struct tpm *t, int rsa, const uint8_t *owner_auth,
 int ak_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner_auth,
 	    size_t owner_authlen, uint32_t *handle, struct tpm2_public *pub);
 
+/* An AK's public area for a verifier, from an AK blob or a TPM2B_PUBLIC
+ * (tpm2_create -u, akcreate --tpm-public), checked with ak_check_public.
+ * Returns AK_PUB_BLOB or AK_PUB_TPM2B, AK_PUB_NONE when data is neither
+ * (a bare PEM or DER key, say), or an exit code (1: not an AK). */
+enum { AK_PUB_NONE = -1, AK_PUB_BLOB = -2, AK_PUB_TPM2B = -3 };
+int ak_pub_load(const uint8_t *data, size_t n, struct tpm2_public *pub,
+		struct tberr *e);
+/* The qualified name of the SRK (a primary key of the owner hierarchy)
+ * with name srkname: what an AK's qualifiedSigner is computed from
+ * (Part 1, 16).  Returns its size (out holds TPM2_NAME_MAX), 0 for an
+ * unsupported name algorithm. */
+size_t ak_srk_qn(const uint8_t *srkname, size_t n, uint8_t *out);
+
 /* TPM2_Quote with the key's own scheme (inScheme NULL) and its empty
  * authValue.  attest gets TPMS_ATTEST (without the TPM2B size), sig the
  * marshalled TPMT_SIGNATURE. */

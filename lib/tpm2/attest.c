@@ -327,6 +327,10 @@ static int quote_self_check(struct tpm *t, const struct tpm2_public *pub,
 	w.nonce = nonce;
 	w.nonce_len = nlen;
 	w.sel = sel;
+	w.name = pub->name;	/* qualifiedSigner's algorithm and size */
+	w.namelen = pub->namelen;
+	w.scheme = pub->scheme;
+	w.scheme_hash = pub->scheme_hash;
 	rc = quote_check(q, &w, &ce);
 	free(pem);
 	if (rc)
@@ -366,4 +370,51 @@ int ak_quote(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	}
 	return err_set(t->e, EX_FAIL, "TPM2_Quote: the PCRs kept changing "
 		       "between reading and quoting them");
+}
+
+size_t ak_srk_qn(const uint8_t *srkname, size_t n, uint8_t *out)
+{
+	uint16_t alg = n >= 2 ? (uint16_t)(srkname[0] << 8 | srkname[1]) : 0;
+	struct hash_ctx *h = hash_new(alg);
+	uint8_t owner[4] = { 0x40, 0x00, 0x00, 0x01 };
+
+	if (!h)
+		return 0;
+	/* Part 1, 16: QN(owner) is its handle; QN(SRK) = H(QN(owner) ||
+	 * Name(SRK)). */
+	out[0] = srkname[0];
+	out[1] = srkname[1];
+	hash_update(h, owner, 4);
+	hash_update(h, srkname, n);
+	hash_final(h, out + 2);
+	return 2 + hash_size(alg);
+}
+
+int ak_pub_load(const uint8_t *data, size_t n, struct tpm2_public *pub,
+		struct tberr *e)
+{
+	struct ak_blob *b = malloc(sizeof(*b));
+	struct tberr ignore;
+	struct tb r;
+	int rc;
+
+	if (!b)
+		return err_set(e, EX_FAIL, "out of memory");
+	memset(&ignore, 0, sizeof(ignore));
+	if (ak_blob_decode(data, n, b, &ignore) == 0) {
+		tb_init_read(&r, b->pub, b->publen);
+		rc = tpm2_public_get2b(&r, pub, e) ? EX_FAIL :
+		     ak_check_public(pub, e);
+		explicit_bzero(b, sizeof(*b));
+		free(b);
+		return rc ? rc : AK_PUB_BLOB;
+	}
+	free(b);
+	if (n >= 2 && ((size_t)data[0] << 8 | data[1]) == n - 2 &&
+	    tpm2_public_parse(data + 2, n - 2, pub, &ignore) == 0) {
+		if ((rc = ak_check_public(pub, e)))
+			return rc;
+		return AK_PUB_TPM2B;
+	}
+	return AK_PUB_NONE;
 }

@@ -32,7 +32,8 @@
  *   -K FILE   write its SRK public key (PEM) there
  *   -A FILE   write its attestation key (private PEM) there, and the
  *             public one to FILE.pub
- *   -d DIR    akswap/quoteswap: write the forged quote there
+ *   -d DIR    akswap/quoteswap: write the forged quote there; akimport:
+ *             read the imported key from there
  *             (forged.msg: TPMS_ATTEST, forged.sig.der: ECDSA DER)
  *   -F        flush what a client left loaded in swtpm when it goes
  * Modes:
@@ -48,6 +49,13 @@
  *   nvforge     NV_Read data all 'F'
  *   akswap      TPM2_Create of a signing key: its public key replaced by
  *               the interposer's AK
+ *   akimport    TPM2_Create of a signing key: its outPrivate and outPublic
+ *               replaced by DIR/import.priv and DIR/import.pub (-d), a key
+ *               the test imported under the real SRK (tpm2_import of -A's
+ *               key): the blob loads and quotes on the real TPM, and the
+ *               attacker holds its private key.  The TPM lets no imported
+ *               key be fixedTPM or fixedParent, so the public area it
+ *               loads with cannot claim to be.
  *   quoteswap   ReadPublic of a transient key answered with the
  *               interposer's AK, PCR_Read values all 0x11, TPM2_Quote's
  *               attestation rewritten to them and signed with that AK
@@ -91,7 +99,7 @@ enum {
 	M_SRK = 1 << 0, M_PCRZERO = 1 << 1, M_PCRCOUNT1 = 1 << 2,
 	M_RANDOM = 1 << 3, M_DROPEXTEND = 1 << 4, M_DROPCHANGE = 1 << 5,
 	M_NVFORGE = 1 << 6, M_AKSWAP = 1 << 7, M_QUOTESWAP = 1 << 8,
-	M_PCRCHANGED = 1 << 9,
+	M_PCRCHANGED = 1 << 9, M_AKIMPORT = 1 << 10,
 };
 
 static const struct {
@@ -102,7 +110,7 @@ static const struct {
 	{ "pcrcount1", M_PCRCOUNT1 }, { "random", M_RANDOM },
 	{ "dropextend", M_DROPEXTEND }, { "dropchange", M_DROPCHANGE },
 	{ "nvforge", M_NVFORGE }, { "akswap", M_AKSWAP },
-	{ "quoteswap", M_QUOTESWAP },
+	{ "quoteswap", M_QUOTESWAP }, { "akimport", M_AKIMPORT },
 };
 
 /* What each command looks like: handles, how many of them are
@@ -853,6 +861,55 @@ static int forge_quote(uint8_t *p, size_t n)
 	return 0;
 }
 
+static size_t slurp(const char *file, uint8_t *p, size_t cap)
+{
+	char path[4096];
+	FILE *f;
+	size_t n;
+
+	if (!dumpdir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", dumpdir, file);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(p, 1, cap, f);
+	fclose(f);
+	return n;
+}
+
+/* Create's answer (outPrivate, outPublic, creation data...) of a signing
+ * key with the imported key's private and public parts instead; p has
+ * room for cap bytes.  The new length, or 0 when not applicable. */
+static size_t import_swap(uint8_t *p, size_t n, size_t cap)
+{
+	static uint8_t priv[4096], pub[4096], rest[MAXMSG];
+	size_t privn, pubn, pn, rn, pubat;
+	uint32_t attrs;
+	struct tb b;
+
+	tb_init_read(&b, p, n);
+	tb_skip(&b, tb_get_u16(&b));
+	pn = tb_get_u16(&b);
+	pubat = b.pos;
+	tb_skip(&b, pn);
+	if (tb_err(&b) || pn < 8)
+		return 0;
+	attrs = get32(p + pubat + 4);
+	if (!(attrs & (1u << 18)))	/* not a signing key */
+		return 0;
+	rn = tb_left(&b);
+	memcpy(rest, p + b.pos, rn);
+	privn = slurp("import.priv", priv, sizeof(priv));
+	pubn = slurp("import.pub", pub, sizeof(pub));
+	if (privn < 2 || pubn < 2 || privn + pubn + rn > cap)
+		return 0;
+	memcpy(p, priv, privn);
+	memcpy(p + privn, pub, pubn);
+	memcpy(p + privn + pubn, rest, rn);
+	logf_("forged Create (an imported key)");
+	return privn + pubn + rn;
+}
+
 /* Change the answer's parameters per the modes; 1 if changed. */
 static int rewrite(uint32_t cc, const uint8_t *cmd, uint8_t *p, size_t n,
 		   uint32_t rh)
@@ -1290,6 +1347,26 @@ static size_t handle_cmd(int tfd, uint8_t *cmd, size_t clen, uint8_t *rsp)
 		if (cc == 0x137 || cc == 0x134 || cc == 0x136 ||
 		    cc == 0x135)
 			nv_written(h[1]);
+		if (!any_fake && cc == 0x153 && (modes & M_AKIMPORT)) {
+			size_t nl;
+
+			memcpy(params, tr + pat, tplen);
+			if ((nl = import_swap(params, tplen, sizeof(params)))) {
+				/* The TPM's authorizations kept: an HMAC
+				 * no longer verifies, a password's has
+				 * none to verify. */
+				tb_init(&w, rsp, MAXMSG);
+				tb_put_u16(&w, (uint16_t)(tr[0] << 8 | tr[1]));
+				tb_put_u32(&w, 0);
+				tb_put_u32(&w, 0);
+				if (tr[1] == 0x02)
+					tb_put_u32(&w, (uint32_t)nl);
+				tb_put_bytes(&w, params, nl);
+				tb_put_bytes(&w, tauths, talen);
+				put32(rsp + 2, (uint32_t)w.len);
+				return tb_err(&w) ? 0 : w.len;
+			}
+		}
 		if (!any_fake) {
 			/* Not ours: changed in place, the TPM's
 			 * authorizations kept (they no longer verify). */
@@ -1298,6 +1375,13 @@ static size_t handle_cmd(int tfd, uint8_t *cmd, size_t clen, uint8_t *rsp)
 			return trlen;
 		}
 		memcpy(params, tr + pat, tplen);
+		if (cc == 0x153 && (modes & M_AKIMPORT)) {
+			size_t nl = import_swap(params, tplen,
+						sizeof(params));
+
+			if (nl)
+				tplen = nl;
+		}
 	}
 	rewrite(cc, cmd, params, tplen, rh);
 
