@@ -274,7 +274,11 @@ static int run(struct ctx *c, int argc, char **argv)
 
 		if ((!r.keyfile && !r.by_code) || why == EX_USAGE ||
 		    why == EX_IO) {
-			if (why == EX_AUTH && r.oldauth == NULL && j->k.auth)
+			if (why == EX_USAGE && r.oldauth && !j->k.auth)
+				err_set(&c->e, EX_USAGE, "%s was sealed "
+					"without a password; drop --old-auth",
+					r.in);
+			else if (why == EX_AUTH && r.oldauth == NULL && j->k.auth)
 				err_hint(&c->e, "OLD's password is "
 					 "--old-auth");
 			else if (b.raw && why != EX_USAGE && why != EX_IO)

@@ -304,6 +304,9 @@ all_escrow() {
 	assert_failure 6
 	run tb reseal -p sha256:99 -o new old
 	assert_failure 2
+	run tb reseal --old-auth str:pw -o new old
+	assert_failure 2
+	assert_output --partial "drop --old-auth"
 	run tb reseal -o new no-such-blob
 	assert_failure 6
 	echo "not a blob" > junk
