@@ -314,3 +314,38 @@ all_escrow() {
 	assert_failure 1
 	[ ! -e new ]
 }
+
+@test "reseal: the old code asked on the terminal without echo; --new-recovery-code shown once" {
+	command -v script >/dev/null || skip "script (util-linux) is not installed"
+	echo "terminal" > s
+	tb seal -p sha256:16 --recovery-code-out old.code -o old s
+	tb extend 16 -s moved
+	local code
+	code=$(cat old.code)
+	# asked: kept for the new blob, never echoed
+	run script -qec "'$TPMBOX' reseal --recovery-code -p sha256:16 -o new old" \
+		/dev/null < <(sleep 1; echo "$code")
+	assert_success
+	assert_output --partial "Recovery code of the old blob:"
+	refute_output --partial "$code"
+	tb unseal new | cmp - s
+	tb recover --recovery-code file:old.code new | cmp - s
+	# a new code, shown once, opens the newer blob; not the old code
+	run script -qec "'$TPMBOX' reseal --new-recovery-code -p sha256:16 -o newer new" \
+		/dev/null
+	assert_success
+	assert_output --partial "Recovery code for newer (shown once: write it down):"
+	local new
+	new=$(echo "$output" | grep -Eo '([0-9]{6}-){7}[0-9]{6}')
+	[ -n "$new" ]
+	[ "$new" != "$code" ]
+	echo "$new" > new.code
+	tb recover --recovery-code file:new.code newer | cmp - s
+	run tb recover --recovery-code file:old.code newer
+	assert_failure 4
+	# no terminal (setsid: none controlling): refused, nothing written
+	run setsid -w "$TPMBOX" reseal --new-recovery-code -p sha256:16 -o newest new < /dev/null
+	assert_failure 2
+	assert_output --partial "--new-recovery-code"
+	[ ! -e newest ]
+}
