@@ -35,8 +35,8 @@ static const char usage[] =
 	"  --auth AUTH  NEW's password (seal --auth)\n"
 	"  --owner-auth AUTH  owner password, when no SRK is persisted\n"
 	"  --escrow RECIPIENT  NEW's escrow recipients, as for seal.  OLD\n"
-	"             does not carry its recipients' public keys: when it has\n"
-	"             escrow copies, give them again (or --drop-escrow)\n"
+	"             does not carry its recipients' public keys: give every\n"
+	"             one again (more may be added), or --drop-escrow\n"
 	"  --escrow-out PREFIX  also write NEW's copies as PREFIX.cms/.age\n"
 	"  --recovery-code-out FILE  a new recovery code for NEW, to FILE\n"
 	"             (OLD's code does not open NEW then)\n"
@@ -96,7 +96,7 @@ static int get_code(struct ctx *c, const char *spec, char *buf, size_t cap,
 /* NEW keeps OLD's recipients and code unless told otherwise: refuse to
  * drop them silently (their public keys are not in OLD: docs). */
 static int check_keep(struct ctx *c, const struct req *r,
-		      const struct escrow_blk *b)
+		      const struct escrow *esc, const struct escrow_blk *b)
 {
 	struct escrow_counts n;
 	char what[160];
@@ -111,6 +111,12 @@ static int check_keep(struct ctx *c, const struct req *r,
 			r->in, what);
 		err_hint(&c->e, "give them again with --escrow, or "
 			 "--drop-escrow to reseal without them");
+		return ctx_fail(c);
+	}
+	if ((n.rsa || n.ec || n.age) && escrow_covers(esc, b, &c->e)) {
+		err_prefix(&c->e, "%s", r->in);
+		err_hint(&c->e, "give every recipient again, or --drop-escrow "
+			 "to reseal for the ones given only");
 		return ctx_fail(c);
 	}
 	if (n.code && !r->by_code && !r->code_out && !r->show_code) {
@@ -249,7 +255,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		}
 		err_clear(&c->e);
 	}
-	if ((rc = check_keep(c, &r, &b)))
+	if ((rc = check_keep(c, &r, esc, &b)))
 		goto out;
 	if (r.by_code &&
 	    (rc = get_code(c, r.codespec, code, sizeof(code), &clen))) {

@@ -109,6 +109,12 @@ struct escrow_counts {
 	size_t rsa, ec, code, age;
 };
 void escrow_count(const struct escrow_blk *b, struct escrow_counts *n);
+/* Whether x's recipients include every RSA/EC recipient of b's CMS copy
+ * (by the name the copy gives it) and as many age recipients as b's age
+ * copy has (an age stanza does not name its recipient).  Exit 2 saying
+ * what is missing. */
+int escrow_covers(const struct escrow *x, const struct escrow_blk *b,
+		  struct tberr *e);
 /* The same as words for a message ("a CMS copy for 1 RSA key(s), ..."). */
 void escrow_holds(const struct escrow_blk *b, char *out, size_t cap);
 /* Open a copy with a key file's text: a PEM private key (RSA, EC) or

@@ -438,6 +438,34 @@ void escrow_count(const struct escrow_blk *b, struct escrow_counts *n)
 	free(m);
 }
 
+int escrow_covers(const struct escrow *x, const struct escrow_blk *b,
+		  struct tberr *e)
+{
+	struct cms_msg *m = malloc(sizeof(*m));
+	size_t i, j, nk = 0;
+	long na = b->age.p ? age_count(b->age.p, b->age.n) : 0;
+
+	if (!m)
+		return err_set(e, EX_FAIL, "out of memory");
+	if (b->cms.p && !cms_parse(b->cms.p, b->cms.n, m, e))
+		for (i = 0; i < m->nri; i++) {
+			if (m->ri[i].type != CMS_KTRI &&
+			    m->ri[i].type != CMS_KARI)
+				continue;
+			for (j = 0; j < x->nkeys; j++)
+				if (cms_names_key(m, i, &x->keys[j]))
+					break;
+			nk += j == x->nkeys;
+		}
+	free(m);
+	if (nk || na > (long)x->nage)
+		return err_set(e, EX_USAGE, "%zu RSA/EC recipient(s) of the "
+			       "old blob are not among --escrow, and it has %ld "
+			       "age recipient(s) for %zu given", nk, na,
+			       x->nage);
+	return 0;
+}
+
 /* What the blob holds, for a message: "CMS (2 RSA, 1 EC, a recovery
  * code), age (1 recipient)". */
 void escrow_holds(const struct escrow_blk *b, char *out, size_t cap)

@@ -20,8 +20,11 @@ setup_file() {
 	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
 		-out ec256.key 2>/dev/null
 	openssl pkey -in ec256.key -pubout -out ec256.pub
+	openssl pkey -in rsa.key -pubout -out rsa.pub
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 \
 		-out other-rsa.key 2>/dev/null
+	openssl req -x509 -key other-rsa.key -out other-rsa.crt \
+		-subj /CN=escrow-rsa -days 30 2>/dev/null
 	age-keygen -o age.txt 2>/dev/null
 	age-keygen -y age.txt > age.rcpt
 	age-keygen -o other-age.txt 2>/dev/null
@@ -177,7 +180,36 @@ all_escrow() {
 	assert_failure 2
 	assert_output --partial "has a recovery code"
 	[ ! -e new ]
+	# some of them only: each RSA/EC recipient is matched by the name
+	# the copy gives it, the age recipients by count
+	run tb reseal --recovery-code file:old.code -p sha256:16 \
+		--escrow "$K/rsa.crt" --escrow "$AGE_R" -o new old
+	assert_failure 2
+	assert_output --partial "1 RSA/EC recipient(s) of the old blob are not among --escrow"
+	[ ! -e new ]
+	run tb reseal --recovery-code file:old.code -p sha256:16 \
+		--escrow "$K/other-rsa.crt" --escrow "$K/ec256.pub" \
+		--escrow "$AGE_R" -o new old
+	assert_failure 2
+	assert_output --partial "1 RSA/EC recipient(s)"
+	[ ! -e new ]
+	run tb reseal --recovery-code file:old.code -p sha256:16 \
+		--escrow "$K/rsa.crt" --escrow "$K/ec256.pub" -o new old
+	assert_failure 2
+	assert_output --partial "1 age recipient(s) for 0 given"
+	[ ! -e new ]
+	# the same key as a certificate, where the old blob had it bare
+	tb seal --escrow "$K/rsa.pub" -o bare s
+	tb reseal --escrow "$K/rsa.crt" -o bare2 bare
+	openssl cms -decrypt -inform PEM -in bare2 -inkey "$K/rsa.key" | cmp - s
+	# more recipients than before: fine
+	tb reseal --escrow "$K/rsa.pub" --escrow "$K/other-rsa.crt" -o bare3 bare
+	openssl cms -decrypt -inform PEM -in bare3 -inkey "$K/other-rsa.key" | cmp - s
 	# told to drop them
+	tb reseal --drop-escrow --escrow "$K/rsa.crt" -p sha256:16 -o sub old
+	openssl cms -decrypt -inform PEM -in sub -inkey "$K/rsa.key" | cmp - s
+	run tb recover -k "$K/age.txt" sub
+	assert_failure 4
 	tb reseal --drop-escrow -p sha256:16 -o new old
 	tb unseal new | cmp - s
 	run tb recover -k "$K/rsa.key" new
