@@ -381,3 +381,29 @@ all_escrow() {
 	assert_output --partial "--new-recovery-code"
 	[ ! -e newest ]
 }
+
+@test "reseal: with the SRK pinned (--srk-name), both paths; another pinned name -> exit 1, nothing written" {
+	echo "pinned" > s
+	local name wrong
+	name=$(tb takeown --srk-pub srk.pem)
+	[ -n "$name" ]
+	wrong=000b$(printf '%064d' 0)
+	tb seal --srk-name "$name" -p sha256:16 --escrow "$AGE_R" -o old s
+	tb reseal --srk-name "$name" -p sha256:16 --escrow "$AGE_R" -o new old
+	tb unseal --srk-pub srk.pem new | cmp - s
+	run tb reseal --srk-name "$wrong" -p sha256:16 --escrow "$AGE_R" \
+		-o new2 old
+	assert_failure 1
+	assert_output --partial "not the pinned SRK"
+	[ ! -e new2 ]
+	# the escrow path: the unseal fails on the PCRs, the seal is pinned
+	tb extend 16 -s moved
+	tb reseal --srk-pub srk.pem -k "$K/age.txt" -p sha256:16 \
+		--escrow "$AGE_R" -o new3 old
+	tb unseal new3 | cmp - s
+	run tb reseal --srk-name "$wrong" -k "$K/age.txt" -p sha256:16 \
+		--escrow "$AGE_R" -o new4 old
+	assert_failure 1
+	assert_output --partial "not the pinned SRK"
+	[ ! -e new4 ]
+}
