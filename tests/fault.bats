@@ -63,10 +63,16 @@ prep_state() {
 			"$FD/data32" >/dev/null 2>&1 || true
 	fi
 	# reseal-escrow's old blob: sealed to a PCR 0 value it never has,
-	# so it never unseals and reseal takes the escrow copy (no TPM).
-	if has_applet reseal && [ -s "$FD/escrow.pem" ] && [ ! -s "$FD/rblob" ]; then
-		tb seal -p "sha256:0=$(printf '%064d' 0)" --escrow "$FD/escrow.pem" \
-			-o "$FD/rblob" "$FD/data32" >/dev/null 2>&1 || true
+	# so it never unseals (exit 4) and reseal takes the escrow copy.
+	# Made again after clearall: under another SRK, unseal would stop
+	# earlier (exit 1), with fewer commands than the pass runs counted.
+	if has_applet reseal && [ -s "$FD/escrow.pem" ]; then
+		local rc=0
+		tb unseal "$FD/rblob" >/dev/null 2>&1 || rc=$?
+		[ "$rc" -eq 4 ] ||
+			tb seal -p "sha256:0=$(printf '%064d' 0)" -f \
+				--escrow "$FD/escrow.pem" -o "$FD/rblob" \
+				"$FD/data32" >/dev/null 2>&1 || true
 	fi
 	if has_applet akcreate && ! tb quote -k "$FD/ak.blob" -p sha256:0 \
 			-o "$FD/q.tmp" -f >/dev/null 2>&1; then
