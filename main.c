@@ -471,7 +471,7 @@ static int handles_secrets(const char *name)
 		"seal", "unseal", "takeown", "clearall", "getrandom",
 		"akcreate", "quote", "nvdefine", "nvread", "nvwrite",
 		"nvextend", "nvincrement", "nvsetbits", "nvrelease",
-		"recover",
+		"recover", "reseal",
 	};
 	size_t j;
 

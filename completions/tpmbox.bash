@@ -25,6 +25,7 @@ _tpmbox_opts() {
 	pcrread) echo "--json -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	recover) echo "-k --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
+	reseal) echo "-k --recovery-code --old-auth -p -P --auth --owner-auth --escrow --escrow-out --recovery-code-out --new-recovery-code --drop-escrow -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	seal) echo "-p -P --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --rsa --force --max-tries --recovery-time --lockout-recovery -v --srk-name --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	unseal) echo "--auth --owner-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -66,7 +67,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="akcreate checkquote clearall eventlog extend getrandom imalog info nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrread quote recover seal takeown unseal"
+_tpmbox_applets="akcreate checkquote clearall eventlog extend getrandom imalog info nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrread quote recover reseal seal takeown unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.
