@@ -20,6 +20,7 @@
 #include "optscan.h"
 #include "pcrfile.h"
 #include "tpm2/cmd.h"
+#include "tpm2/srk.h"
 
 #include "applets.h"	/* generated: APPLET_EXTERNS, APPLET_TABLE */
 
@@ -33,7 +34,7 @@ static const struct applet *const applets[] = { APPLET_TABLE };
 #define NAPPLETS (sizeof(applets) / sizeof(applets[0]))
 
 /* The one block of mutable global options. */
-static struct globals opts = { NULL, 120, 0 };
+static struct globals opts = { NULL, 120, 0, NULL, NULL, 0 };
 
 static const struct applet *find_applet(const char *name)
 {
@@ -59,12 +60,34 @@ static void trace_hex(char dir, uint32_t cc, const uint8_t *p, size_t n)
 
 struct tpm *ctx_tpm(struct ctx *c)
 {
+	struct srk_pin pin;
+	const char *env = getenv("TPMBOX_SRK");
+	int rc = 0;
+
 	if (c->tpm)
 		return c->tpm;
+	/* The pin first: a bad one fails before the TPM sees anything. */
+	memset(&pin, 0, sizeof(pin));
+	if (c->pin && opts.srk_name && opts.srk_pub)
+		rc = err_set(&c->e, EX_USAGE, "give --srk-name or --srk-pub, "
+			     "not both");
+	else if (c->pin && opts.srk_name)
+		rc = srk_pin_name(&pin, opts.srk_name, "--srk-name", &c->e);
+	else if (c->pin && opts.srk_pub)
+		rc = srk_pin_pub(&pin, opts.srk_pub, "--srk-pub", &c->e);
+	else if (c->pin && env && *env)
+		rc = srk_pin_env(&pin, env, &c->e);
+	if (rc)
+		return NULL;
 	if (tpm_open(&c->tpm, opts.tcti, opts.timeout_s, &c->e))
 		return NULL;
 	if (opts.trace)
 		c->tpm->trace = trace_hex;
+	if (c->pin && tpm_trust_set(c->tpm, &pin, opts.allow_unsalted)) {
+		tpm_close(c->tpm);
+		c->tpm = NULL;
+		return NULL;
+	}
 	return c->tpm;
 }
 
@@ -95,6 +118,18 @@ int ctx_help(struct ctx *c, const struct applet *a)
 {
 	(void)c;
 	fputs(a->usage, stdout);
+	if (a->pin)
+		fprintf(stdout, "\nSRK pin (tpmbox(1), SECURITY; TPMBOX_SRK "
+			"when no option is given):\n"
+			"  --srk-name HEX    the SRK's name as takeown prints "
+			"it; another key is refused\n%s"
+			"  --allow-unsalted  let an owner or lockout value key "
+			"a session salted to a\n"
+			"                    NULL-hierarchy key when the "
+			"pinned SRK cannot be had\n",
+			a->pin & APPLET_PIN ?
+			"  --srk-pub FILE    the SRK's public key (PEM, as "
+			"takeown --srk-pub wrote it)\n" : "");
 	fputs("\nCommon options (before or after the applet name):\n"
 	      "  -T, --tcti CONF   TPM: device:PATH, swtpm:path=SOCKET, "
 	      "swtpm:host=ADDR,port=N\n"
@@ -252,6 +287,36 @@ static const struct option main_lo[] = {
 };
 static const struct optset common = { "T:h", common_lo };
 
+/* The SRK pin options of applets with APPLET_PIN (all three) or
+ * APPLET_PIN_NAME (the first and last). */
+enum { P_SRK_NAME = 300, P_ALLOW_UNSALTED, P_SRK_PUB };
+static const struct option pin_lo[] = {
+	{ "srk-name", required_argument, NULL, P_SRK_NAME },
+	{ "allow-unsalted", no_argument, NULL, P_ALLOW_UNSALTED },
+	{ "srk-pub", required_argument, NULL, P_SRK_PUB },
+	{ NULL, 0, NULL, 0 }
+};
+static const struct option pin_name_lo[] = {
+	{ "srk-name", required_argument, NULL, P_SRK_NAME },
+	{ "allow-unsalted", no_argument, NULL, P_ALLOW_UNSALTED },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void set_pin(int id, const char *arg)
+{
+	switch (id) {
+	case P_SRK_NAME:
+		opts.srk_name = arg;
+		break;
+	case P_SRK_PUB:
+		opts.srk_pub = arg;
+		break;
+	case P_ALLOW_UNSALTED:
+		opts.allow_unsalted = 1;
+		break;
+	}
+}
+
 /* Apply -T, --timeout or --trace: 0, or EX_USAGE with e set. */
 static int set_common(int id, const char *arg, struct tberr *e)
 {
@@ -327,7 +392,11 @@ static int main_words(int argc, char **argv, int *name)
 static int applet_words(struct ctx *c, const struct applet *a, int argc,
 			char **argv, int *help, char ***avp, char **bufp)
 {
-	const struct optset sets[2] = { common, { a->shortopts, a->longopts } };
+	const struct optset sets[3] = {
+		common, { a->shortopts, a->longopts },
+		{ "", a->pin & APPLET_PIN ? pin_lo : pin_name_lo }
+	};
+	int nsets = a->pin ? 3 : 2;
 	struct optscan_item it;
 	struct optscan s;
 	struct tberr e;
@@ -335,7 +404,8 @@ static int applet_words(struct ctx *c, const struct applet *a, int argc,
 	char **av, **ops, *buf, *p;
 	int ac = 0, nops = 0, bad = 0, r, k;
 
-	if (optset_check(&sets[1], &common, &c->e)) {
+	if (optset_check(&sets[1], &common, &c->e) ||
+	    (a->pin && optset_check(&sets[1], &sets[2], &c->e))) {
 		err_prefix(&c->e, "bad option table");
 		return EX_FAIL;
 	}
@@ -356,7 +426,7 @@ static int applet_words(struct ctx *c, const struct applet *a, int argc,
 	*avp = av;
 	*bufp = p = buf;
 	av[ac++] = (char *)a->name;
-	optscan_init(&s, argc, argv, sets, 2, 0);
+	optscan_init(&s, argc, argv, sets, nsets, 0);
 	while ((r = optscan_next(&s, &it, &e)) != OPTSCAN_END) {
 		if (r < 0 || (it.set == 0 &&
 			      set_common(optscan_id(&it), it.arg, &e))) {
@@ -367,6 +437,8 @@ static int applet_words(struct ctx *c, const struct applet *a, int argc,
 			ops[nops++] = argv[it.first];
 		} else if (it.set == 0) {
 			*help |= optscan_id(&it) == 'h';
+		} else if (it.set == 2) {
+			set_pin(optscan_id(&it), it.arg);
 		} else if (it.lo) {
 			for (k = 0; k < it.nwords; k++)
 				av[ac++] = argv[it.first + k];
@@ -399,7 +471,7 @@ static int handles_secrets(const char *name)
 		"seal", "unseal", "takeown", "clearall", "getrandom",
 		"akcreate", "quote", "nvdefine", "nvread", "nvwrite",
 		"nvextend", "nvincrement", "nvsetbits", "nvrelease",
-		"recover",
+		"recover", "reseal",
 	};
 	size_t j;
 
@@ -461,6 +533,7 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	c.name = a->name;
 	c.g = &opts;
+	c.pin = a->pin;
 	rc = applet_words(&c, a, argc - i, argv + i, &help, &av, &buf);
 	if (help)
 		rc = ctx_help(&c, a);

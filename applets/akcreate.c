@@ -13,24 +13,32 @@
 #include "tpm2/object.h"
 
 static const char usage[] =
-	"usage: akcreate -o AKBLOB [--pub PEM] [--rsa] [--owner-auth AUTH] "
-	"[-f]\n"
+	"usage: akcreate -o AKBLOB [--pub PEM] [--tpm-public FILE] "
+	"[--name FILE]\n"
+	"                [--rsa] [--owner-auth AUTH] [-f]\n"
 	"Create a restricted signing key (an attestation key) under the SRK "
 	"and\n"
 	"print its name.  ECC P-256 with ECDSA-SHA256 by default.\n"
 	"  -o AKBLOB  write the key (TSS2 PRIVATE KEY PEM, loadable under "
 	"the SRK)\n"
 	"  --pub PEM  also write its public key (PEM) for the verifier\n"
+	"  --tpm-public FILE  also write its TPM2B_PUBLIC (tpm2_create -u "
+	"format):\n"
+	"             checkquote -k then checks the key's attributes and\n"
+	"             qualifiedSigner, not only the signature\n"
+	"  --name FILE  also write its name (binary, as tpm2_readpublic -n)\n"
 	"  --rsa      RSA-2048 with RSASSA-SHA256 instead\n"
 	"  --owner-auth AUTH  owner auth, needed to create the SRK when no "
 	"persistent\n"
 	"             one exists and the owner has an auth value\n"
 	"  -f         replace existing output files\n";
 
-enum { O_PUB = 256, O_RSA, O_OWNER };
+enum { O_PUB = 256, O_RSA, O_OWNER, O_TPMPUB, O_NAME };
 static const char shortopts[] = "o:f";
 static const struct option longopts[] = {
 	{"pub", required_argument, NULL, O_PUB},
+	{"tpm-public", required_argument, NULL, O_TPMPUB},
+	{"name", required_argument, NULL, O_NAME},
 	{"rsa", no_argument, NULL, O_RSA},
 	{"owner-auth", required_argument, NULL, O_OWNER},
 	{"force", no_argument, NULL, 'f'},
@@ -40,10 +48,11 @@ static const struct option longopts[] = {
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *out = NULL, *pubf = NULL, *owner_s = NULL;
+	const char *tpubf = NULL, *namef = NULL, *outs[4];
 	struct tpm2_public *pub = NULL;
 	struct ak_blob *blob = NULL;
 	struct authval oa = { .n = 0 };
-	int rsa = 0, flags = 0, o, rc = 0;
+	int rsa = 0, flags = 0, o, rc = 0, i;
 	char *pem = NULL, *ppem = NULL, name[2 * TPM2_NAME_MAX + 1];
 	size_t pn, ppn;
 	struct tpm *t;
@@ -52,6 +61,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		switch (o) {
 		case 'o': out = optarg; break;
 		case O_PUB: pubf = optarg; break;
+		case O_TPMPUB: tpubf = optarg; break;
+		case O_NAME: namef = optarg; break;
 		case O_RSA: rsa = 1; break;
 		case O_OWNER: owner_s = optarg; break;
 		case 'f': flags |= OUT_FORCE; break;
@@ -64,15 +75,16 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "-o AKBLOB is required");
 	if (owner_s && auth_parse(owner_s, &oa, &c->e))
 		return ctx_fail(c);
-	if (!(flags & OUT_FORCE)) {
-		/* Refuse before the TPM does any work. */
-		if (access(out, F_OK) == 0 && strcmp(out, "-"))
+	/* Refuse before the TPM does any work. */
+	outs[0] = out;
+	outs[1] = pubf;
+	outs[2] = tpubf;
+	outs[3] = namef;
+	for (i = 0; i < 4 && !(flags & OUT_FORCE); i++)
+		if (outs[i] && strcmp(outs[i], "-") &&
+		    access(outs[i], F_OK) == 0)
 			return ctx_usage(c, "%s exists (use -f to replace "
-					 "it)", out);
-		if (pubf && access(pubf, F_OK) == 0 && strcmp(pubf, "-"))
-			return ctx_usage(c, "%s exists (use -f to replace "
-					 "it)", pubf);
-	}
+					 "it)", outs[i]);
 	pub = malloc(sizeof(*pub));
 	blob = malloc(sizeof(*blob));
 	if (!pub || !blob) {
@@ -84,7 +96,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	    ak_blob_encode(blob, &pem, &pn, &c->e) ||
 	    (pubf && ak_pub_pem(pub, &ppem, &ppn, &c->e)) ||
 	    file_write_atomic(out, pem, pn, flags | OUT_SECRET, &c->e) ||
-	    (pubf && file_write_atomic(pubf, ppem, ppn, flags, &c->e))) {
+	    (pubf && file_write_atomic(pubf, ppem, ppn, flags, &c->e)) ||
+	    (tpubf && file_write_atomic(tpubf, blob->pub, blob->publen,
+					flags, &c->e)) ||
+	    (namef && file_write_atomic(namef, pub->name, pub->namelen,
+					flags, &c->e))) {
 		rc = ctx_fail(c);
 		goto done;
 	}
@@ -105,5 +121,5 @@ done:
 
 const struct applet applet_akcreate = {
 	"akcreate", "create an attestation key (restricted signing key)",
-	usage, run, shortopts, longopts
+	usage, run, shortopts, longopts, APPLET_PIN
 };

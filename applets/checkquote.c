@@ -12,10 +12,12 @@
 #include "hex.h"
 #include "pcrfile.h"
 #include "quote.h"
+#include "tpm2/attest.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
-	"usage: checkquote -k AKPUB.pem [-n NONCE_HEX] [-p SELECTION] "
-	"[--json]\n"
+	"usage: checkquote -k AK [-n NONCE_HEX] [-p SELECTION] [--json]\n"
+	"                  [--srk-name HEX | --srk-pub FILE]\n"
 	"                  [--eventlog FILE] [--imalog FILE]\n"
 	"                  (QUOTE | --msg F --sig F --pcrs F)\n"
 	"Verify a quote without a TPM: the signature with the AK's public "
@@ -25,8 +27,21 @@ static const char usage[] =
 	"and that the PCR values hash to the quoted digest.  Prints the "
 	"verified\n"
 	"PCRs in pcrread's format; any failure exits 1 naming the check.\n"
-	"  -k PEM     the AK's public key (akcreate --pub, tpm2_readpublic "
-	"-f pem)\n"
+	"  -k AK      the AK: its TPM2B_PUBLIC (akcreate --tpm-public, "
+	"tpm2_create\n"
+	"             -u, tpm2_readpublic -o) or its blob (akcreate -o): "
+	"then it must\n"
+	"             be fixedTPM, fixedParent, sensitiveDataOrigin, "
+	"restricted, sign,\n"
+	"             and sign with its own scheme; or a bare public key "
+	"(PEM or DER:\n"
+	"             akcreate --pub, tpm2_readpublic -f pem), which says "
+	"neither\n"
+	"  --srk-name HEX  the attesting TPM's SRK name (takeown printed "
+	"it): the\n"
+	"             quote's qualifiedSigner must be this AK under it\n"
+	"  --srk-pub FILE  the same from its public key (takeown --srk-pub)"
+	"\n"
 	"  -n HEX     the nonce the quote must answer (without it the nonce "
 	"is\n"
 	"             not checked and a warning is printed)\n"
@@ -144,7 +159,7 @@ static int check_logs(struct ctx *c, const struct quote *q, const char *evlf,
 	return imaf ? check_ima(c, q, imaf) : 0;
 }
 
-enum { O_MSG = 256, O_SIG, O_PCRS, O_JSON, O_EVL, O_IMA };
+enum { O_MSG = 256, O_SIG, O_PCRS, O_JSON, O_EVL, O_IMA, O_SRKN, O_SRKP };
 static const char shortopts[] = "k:n:p:";
 static const struct option longopts[] = {
 	{"msg", required_argument, NULL, O_MSG},
@@ -153,6 +168,8 @@ static const struct option longopts[] = {
 	{"json", no_argument, NULL, O_JSON},
 	{"eventlog", required_argument, NULL, O_EVL},
 	{"imalog", required_argument, NULL, O_IMA},
+	{"srk-name", required_argument, NULL, O_SRKN},
+	{"srk-pub", required_argument, NULL, O_SRKP},
 	{NULL, 0, NULL, 0}
 };
 
@@ -160,7 +177,13 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *keyf = NULL, *nonce_hex = NULL, *selstr = NULL;
 	const char *msgf = NULL, *sigf = NULL, *pcrsf = NULL, *quotef = NULL;
-	const char *evlf = NULL, *imaf = NULL;
+	const char *evlf = NULL, *imaf = NULL, *srkn = NULL, *srkp = NULL;
+	struct tpm2_public *ak = NULL;
+	struct srk_pin pin;
+	uint8_t qn[TPM2_NAME_MAX];
+	char *pem = NULL;
+	size_t pemlen;
+	int kind;
 	uint8_t nonce[68], *key = NULL, *m = NULL, *s = NULL, *p = NULL;
 	size_t keylen, ml, sl, pl;
 	struct quote_want w = { 0 };
@@ -180,6 +203,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		case O_JSON: json = 1; break;
 		case O_EVL: evlf = optarg; break;
 		case O_IMA: imaf = optarg; break;
+		case O_SRKN: srkn = optarg; break;
+		case O_SRKP: srkp = optarg; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -188,7 +213,15 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (optind < argc)
 		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
 	if (!keyf)
-		return ctx_usage(c, "-k AKPUB.pem is required");
+		return ctx_usage(c, "-k AK is required");
+	if (srkn && srkp)
+		return ctx_usage(c, "give --srk-name or --srk-pub, not both");
+	/* The verifier's knowledge of the attester's SRK: options only (a
+	 * TPMBOX_SRK in this environment names this machine's SRK). */
+	memset(&pin, 0, sizeof(pin));
+	if ((srkn && srk_pin_name(&pin, srkn, "--srk-name", &c->e)) ||
+	    (srkp && srk_pin_pub(&pin, srkp, "--srk-pub", &c->e)))
+		return ctx_fail(c);
 	if (quotef && (msgf || sigf || pcrsf))
 		return ctx_usage(c, "give QUOTE or --msg/--sig/--pcrs, not "
 				 "both");
@@ -224,6 +257,38 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto out;
 	w.key = key;
 	w.keylen = keylen;
+	/* An AK's public area (blob or TPM2B_PUBLIC) says what kind of key
+	 * it is and what the TPM calls it; a bare key says neither. */
+	if (!(ak = malloc(sizeof(*ak)))) {
+		rc = ctx_usage(c, "out of memory");
+		goto out;
+	}
+	kind = ak_pub_load(key, keylen, ak, &c->e);
+	if (kind >= 0) {
+		err_prefix(&c->e, "%s", keyf);
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if (kind != AK_PUB_NONE) {
+		if (ak_pub_pem(ak, &pem, &pemlen, &c->e)) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+		w.key = (const uint8_t *)pem;
+		w.keylen = pemlen;
+		w.name = ak->name;
+		w.namelen = ak->namelen;
+		w.scheme = ak->scheme;
+		w.scheme_hash = ak->scheme_hash;
+		if (pin.set) {
+			w.parent_qnlen = ak_srk_qn(pin.name, pin.namelen, qn);
+			w.parent_qn = qn;
+		}
+	} else if (pin.set) {
+		rc = ctx_usage(c, "--srk-name/--srk-pub need the AK's "
+			       "TPM2B_PUBLIC or blob in -k, not a bare key");
+		goto out;
+	}
 	if (!(q = malloc(sizeof(*q)))) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
@@ -257,8 +322,15 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!nonce_hex)
 		fprintf(stderr, "tpmbox checkquote: warning: no -n given, the "
 			"nonce was not checked (the quote may be a replay)\n");
+	if (kind != AK_PUB_NONE && !pin.set)
+		fprintf(stderr, "tpmbox checkquote: warning: no --srk-name "
+			"or --srk-pub given, qualifiedSigner was checked only "
+			"for its algorithm (not that it names this AK under "
+			"the attesting TPM's SRK)\n");
 	rc = ctx_print_pcrs(c, &q->vals, json);
 out:
+	free(ak);
+	free(pem);
 	free(key);
 	free(m);
 	free(s);
@@ -269,5 +341,5 @@ out:
 
 const struct applet applet_checkquote = {
 	"checkquote", "verify a quote (no TPM needed)", usage, run,
-	shortopts, longopts
+	shortopts, longopts, 0
 };

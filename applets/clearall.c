@@ -13,6 +13,7 @@
 #include "tpm2/object.h"
 #include "tpm2/rc.h"
 #include "tpm2/session.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: clearall [--lockout-auth AUTH | --platform] [--yes] "
@@ -82,7 +83,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_fail(c);
 
 	/* Step 1: what will be destroyed. */
-	if (!(t = ctx_tpm(c)) ||
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
 	    tpm2_getprop(t, TPM2_PT_PERMANENT, &perm) ||
 	    tpm2_gethandles(t, 0x81000000u, pers, MAXH, &np) ||
 	    tpm2_gethandles(t, 0x01000000u, nvh, MAXH, &nn)) {
@@ -142,19 +143,18 @@ static int run(struct ctx *c, int argc, char **argv)
 		}
 	}
 
-	/* Step 3: TPM2_Clear; a lockout value goes into an HMAC, not onto
-	 * the bus. */
+	/* Step 3: TPM2_Clear; a lockout value keys the HMAC of a session
+	 * salted to the SRK (pinned when a pin is set), never the bus. */
 	tpm2_auth_pw(&a, NULL, 0);
-	if (av.n) {
-		if (tpm2_session_start(t, TPM2_SE_HMAC, TPM2_RH_NULL, NULL,
-				       TPM2_RH_NULL, NULL, 0, 0, &s)) {
-			rc = ctx_fail(c);
-			goto out;
-		}
+	if (av.n && tpm2_trust_need(t, &s)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if ((s = tpm2_trust_session(t))) {
+		tpm2_session_set_flags(s, 0);
 		tpm2_session_use(s, &a, av.v, av.n);
 	}
 	rc = tpm2_clear(t, platform ? TPM2_RH_PLATFORM : TPM2_RH_LOCKOUT, &a);
-	tpm2_session_flush(t, s);	/* gone already is fine */
 	if (rc) {
 		if (rc_base(c->e.rc) == 0x120)
 			err_hint(&c->e, "disableClear is set; only platform "
@@ -176,5 +176,5 @@ out:
 
 const struct applet applet_clearall = {
 	"clearall", "clear the TPM (owner keys, NV, auth values)", usage, run,
-	shortopts, longopts
+	shortopts, longopts, APPLET_PIN
 };

@@ -149,5 +149,5 @@ out:
 
 const struct applet applet_eventlog = {
 	"eventlog", "parse, replay and check a TCG boot event log", usage, run,
-	shortopts, longopts
+	shortopts, longopts, 0
 };

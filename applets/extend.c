@@ -12,6 +12,7 @@
 #include "hex.h"
 #include "pcrfile.h"
 #include "tpm2/pcr.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: extend PCR (-s STRING | -f FILE | -d HEX) [-b BANKS] [-v]\n"
@@ -103,7 +104,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 
 	/* Step 1: the target banks, checked against the TPM's. */
-	if (!(t = ctx_tpm(c)) || tpm2_pcr_banks(t, &alloc, &npcrs))
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_pcr_banks(t, &alloc, &npcrs))
 		return ctx_fail(c);
 	if (pcr >= npcrs)
 		return ctx_usage(c, "PCR %llu is out of range: this TPM has "
@@ -172,5 +174,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_extend = {
 	"extend", "extend a PCR with data or a digest", usage, run,
-	shortopts, NULL
+	shortopts, NULL, APPLET_PIN
 };

@@ -8,6 +8,7 @@
 #include "file.h"
 #include "hex.h"
 #include "tpm2/random.h"
+#include "tpm2/srk.h"
 
 #define MAX_BYTES (16u << 20)
 
@@ -50,7 +51,7 @@ static int run(struct ctx *c, int argc, char **argv)
 				 argv[optind], MAX_BYTES);
 
 	/* Step 1: ask the TPM, in chunks, for exactly n bytes. */
-	if (!(t = ctx_tpm(c)))
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t))
 		return ctx_fail(c);
 	buf = malloc(n * 2 + 2);
 	if (!buf)
@@ -83,5 +84,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_getrandom = {
 	"getrandom", "random bytes from the TPM", usage, run,
-	shortopts, longopts
+	shortopts, longopts, APPLET_PIN
 };

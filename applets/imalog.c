@@ -415,5 +415,5 @@ out:
 
 const struct applet applet_imalog = {
 	"imalog", "parse, replay and check an IMA measurement list", usage,
-	run, shortopts, longopts
+	run, shortopts, longopts, 0
 };

@@ -153,5 +153,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_info = {
 	"info", "TPM family, vendor, banks, lockout state, handles", usage, run,
-	shortopts, longopts
+	shortopts, longopts, 0
 };

@@ -10,6 +10,7 @@
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
 #include "tpm2/pcr.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: nvdefine INDEX [-s SIZE] [-a ATTRS] [-t TYPE] [-g HASH]\n"
@@ -171,7 +172,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	p.size = (uint16_t)size;
 
 	/* Step 2: the TPM's limit. */
-	if (!(t = ctx_tpm(c)) ||
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
 	    tpm2_nv_limits(t, &index_max, &buffer_max))
 		return ctx_fail(c);
 	if (size > index_max)
@@ -197,5 +198,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvdefine = {
-	"nvdefine", "define an NV index", usage, run, shortopts, longopts
+	"nvdefine", "define an NV index", usage, run, shortopts, longopts,
+	APPLET_PIN
 };

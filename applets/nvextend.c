@@ -9,6 +9,7 @@
 #include "hex.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: nvextend INDEX (-i FILE | -d HEX) [--auth AUTH | "
@@ -60,7 +61,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "give exactly one of -i FILE and -d HEX");
 	if (auth_s && owner_s)
 		return ctx_usage(c, "give --auth or --owner-auth, not both");
-	if (!(t = ctx_tpm(c)) || tpm2_nv_readpublic(t, p.index, &p) ||
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_nv_readpublic(t, p.index, &p) ||
 	    tpm2_nv_limits(t, &index_max, &buffer_max))
 		return ctx_fail(c);
 	if (nv_type(p.attrs) != TPM2_NT_EXTEND)
@@ -109,5 +111,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvextend = {
-	"nvextend", "extend an NV extend index", usage, run, shortopts, longopts
+	"nvextend", "extend an NV extend index", usage, run, shortopts,
+	longopts, APPLET_PIN
 };

@@ -6,6 +6,7 @@
 #include "applet.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: nvincrement INDEX [--auth AUTH | --owner-auth AUTH]\n"
@@ -45,7 +46,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "%s", c->e.msg);
 	if (auth_s && owner_s)
 		return ctx_usage(c, "give --auth or --owner-auth, not both");
-	if (!(t = ctx_tpm(c)) || tpm2_nv_readpublic(t, p.index, &p))
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_nv_readpublic(t, p.index, &p))
 		return ctx_fail(c);
 	if (nv_type(p.attrs) != TPM2_NT_COUNTER)
 		return ctx_usage(c, "NV index 0x%08x is a %s index, not a "
@@ -63,5 +65,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_nvincrement = {
 	"nvincrement", "increment an NV counter", usage, run,
-	shortopts, longopts
+	shortopts, longopts, APPLET_PIN
 };

@@ -77,5 +77,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_nvlist = {
 	"nvlist", "list NV indices with type, size and attributes", usage,
-	run, shortopts, longopts
+	run, shortopts, longopts, 0
 };

@@ -9,6 +9,7 @@
 #include "hex.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: nvread INDEX [-s SIZE] [--offset N] [-o FILE] [-f] [--hex]\n"
@@ -80,7 +81,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "give --auth or --owner-auth, not both");
 
 	/* Step 1: what the index is, and whether the range fits. */
-	if (!(t = ctx_tpm(c)) ||
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
 	    tpm2_nv_readpublic(t, p.index, &p) ||
 	    tpm2_nv_limits(t, &index_max, &buffer_max))
 		return ctx_fail(c);
@@ -142,5 +143,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvread = {
-	"nvread", "read data from an NV index", usage, run, shortopts, longopts
+	"nvread", "read data from an NV index", usage, run, shortopts, longopts,
+	APPLET_PIN
 };

@@ -6,6 +6,7 @@
 #include "applet.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: nvrelease INDEX [--owner-auth AUTH | --platform-auth AUTH]\n"
@@ -42,7 +43,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "expected one NV index");
 	if (nv_index_parse(argv[optind], &p.index, &c->e))
 		return ctx_usage(c, "%s", c->e.msg);
-	if (!(t = ctx_tpm(c)) || tpm2_nv_readpublic(t, p.index, &p))
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_nv_readpublic(t, p.index, &p))
 		return ctx_fail(c);
 	if (p.attrs & TPMA_NV_POLICY_DELETE) {
 		err_set(&c->e, EX_FAIL, "NV index 0x%08x has policydelete: "
@@ -66,5 +68,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvrelease = {
-	"nvrelease", "undefine an NV index", usage, run, shortopts, longopts
+	"nvrelease", "undefine an NV index", usage, run, shortopts, longopts,
+	APPLET_PIN
 };

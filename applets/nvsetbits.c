@@ -7,6 +7,7 @@
 #include "hex.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: nvsetbits INDEX BITS [--auth AUTH | --owner-auth AUTH]\n"
@@ -49,7 +50,8 @@ static int run(struct ctx *c, int argc, char **argv)
 				 "decimal)", argv[optind + 1]);
 	if (auth_s && owner_s)
 		return ctx_usage(c, "give --auth or --owner-auth, not both");
-	if (!(t = ctx_tpm(c)) || tpm2_nv_readpublic(t, p.index, &p))
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_nv_readpublic(t, p.index, &p))
 		return ctx_fail(c);
 	if (nv_type(p.attrs) != TPM2_NT_BITS)
 		return ctx_usage(c, "NV index 0x%08x is a %s index, not a bit "
@@ -67,5 +69,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_nvsetbits = {
 	"nvsetbits", "set bits in an NV bit field", usage, run,
-	shortopts, longopts
+	shortopts, longopts, APPLET_PIN
 };

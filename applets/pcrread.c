@@ -8,6 +8,7 @@
 #include "file.h"
 #include "pcrfile.h"
 #include "tpm2/pcr.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: pcrread [--json] [-o FILE] [-f] [SELECTION]\n"
@@ -53,7 +54,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_fail(c);
 
 	/* Step 1: which banks does this TPM have, and how many PCRs. */
-	if (!(t = ctx_tpm(c)) || tpm2_pcr_banks(t, &alloc, &npcrs) ||
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_pcr_banks(t, &alloc, &npcrs) ||
 	    pcr_sel_resolve(&sel, &alloc, npcrs, &c->e))
 		return ctx_fail(c);
 	/* Step 2: read them. */
@@ -84,5 +86,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_pcrread = {
-	"pcrread", "read PCR values", usage, run, shortopts, longopts
+	"pcrread", "read PCR values", usage, run, shortopts, longopts,
+	APPLET_PIN
 };

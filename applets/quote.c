@@ -14,6 +14,7 @@
 #include "tpm2/attest.h"
 #include "tpm2/object.h"
 #include "tpm2/pcr.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: quote -k AKBLOB [-p SELECTION] [-n NONCE_HEX] -o QUOTE\n"
@@ -127,13 +128,14 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_usage(c, "out of memory");
 		goto done;
 	}
-	if (!(t = ctx_tpm(c)) || tpm2_pcr_banks(t, &alloc, &npcrs) ||
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_pcr_banks(t, &alloc, &npcrs) ||
 	    pcr_sel_resolve(&sel, &alloc, npcrs, &c->e) ||
 	    ak_load(t, &blob, oa.v, oa.n, &h, &pub)) {
 		rc = ctx_fail(c);
 		goto done;
 	}
-	rc = ak_quote(t, h, nonce, (size_t)nn, &sel, q);
+	rc = ak_quote(t, h, &pub, nonce, (size_t)nn, &sel, q);
 	tpm2_flush(t, h);
 	if (rc) {
 		rc = ctx_fail(c);
@@ -176,5 +178,5 @@ done:
 
 const struct applet applet_quote = {
 	"quote", "quote PCRs with an attestation key (TPM2_Quote)", usage, run,
-	shortopts, longopts
+	shortopts, longopts, APPLET_PIN
 };

@@ -6,20 +6,10 @@
 #include <string.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "crypto/hash.h"
-#include "crypto/pk.h"
-#include "crypto/sym.h"
 #include "escrow.h"
 #include "file.h"
-#include "hex.h"
 #include "keyfile.h"
-#include "pcrfile.h"
-#include "tpm2/cmd.h"
-#include "tpm2/object.h"
-#include "tpm2/pcr.h"
-#include "tpm2/policy.h"
-#include "tpm2/session.h"
+#include "sealing.h"
 #include "tty.h"
 
 static const char usage[] =
@@ -56,182 +46,6 @@ static const char usage[] =
 	"  -f         replace an existing BLOB\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
 
-/* PCR values given with '=' in -p. */
-struct given {
-	int n;
-	struct pcr_val v[TPM2_MAX_BANKS * 32];
-};
-
-static const struct pcr_val *find_val(const struct pcr_val *v, int n,
-				      uint16_t alg, unsigned idx)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (v[i].alg == alg && v[i].idx == idx)
-			return &v[i];
-	return NULL;
-}
-
-/* Split "sha256:0,7=H0,H7+sha1:1" into a selection string without
- * values (sel_out) and the given values. */
-static int parse_pcr_arg(struct ctx *c, const char *arg, char *sel_out,
-			 size_t cap, struct given *g)
-{
-	char buf[4096], *part, *save = NULL;
-
-	if (strlen(arg) >= sizeof(buf) || strlen(arg) >= cap)
-		return ctx_usage(c, "-p: selection too long");
-	strcpy(buf, arg);
-	sel_out[0] = '\0';
-	g->n = 0;
-	for (part = strtok_r(buf, "+", &save); part;
-	     part = strtok_r(NULL, "+", &save)) {
-		char *eq = strchr(part, '='), *h, *hsave = NULL;
-		struct pcr_sel one;
-		unsigned idx, idxs[32];
-		int ni = 0, nv = 0;
-
-		if (eq)
-			*eq = '\0';
-		if (sel_out[0])
-			strcat(sel_out, "+");
-		strcat(sel_out, part);
-		if (!eq)
-			continue;
-		if (pcr_sel_parse(part, &one, &c->e) || one.n != 1 ||
-		    one.b[0].all || one.all)
-			return ctx_usage(c, "-p: '%s' cannot take values (name "
-					 "one bank and its PCRs)", part);
-		for (idx = 0; idx < 32; idx++)
-			if (one.b[0].mask >> idx & 1)
-				idxs[ni++] = idx;
-		for (h = strtok_r(eq + 1, ",", &hsave); h;
-		     h = strtok_r(NULL, ",", &hsave), nv++) {
-			struct pcr_val *v = &g->v[g->n];
-			long n;
-
-			if (nv >= ni)
-				return ctx_usage(c, "-p: more values than PCRs "
-						 "in '%s'", part);
-			n = hex_decode(h, v->d, sizeof(v->d));
-			if (n < 0 || (size_t)n != hash_size(one.b[0].alg))
-				return ctx_usage(c, "-p: '%s' is not %zu bytes "
-						 "of hex for %s:%u", h,
-						 hash_size(one.b[0].alg),
-						 alg_name(one.b[0].alg),
-						 idxs[nv]);
-			v->alg = one.b[0].alg;
-			v->idx = (uint8_t)idxs[nv];
-			v->len = (uint8_t)n;
-			g->n++;
-		}
-		if (nv != ni)
-			return ctx_usage(c, "-p: '%s' selects %d PCRs but "
-					 "gives %d values", part, ni, nv);
-	}
-	return 0;
-}
-
-/* The selection and values from a PCR file alone (bank order as first
- * seen). */
-static void sel_from_file(const struct pcr_vals *f, struct pcr_sel *sel)
-{
-	int i, j;
-
-	memset(sel, 0, sizeof(*sel));
-	for (i = 0; i < f->n; i++) {
-		for (j = 0; j < sel->n && sel->b[j].alg != f->v[i].alg; j++)
-			;
-		if (j == sel->n) {
-			if (sel->n == TPM2_MAX_BANKS)
-				continue;
-			sel->b[sel->n++].alg = f->v[i].alg;
-		}
-		sel->b[j].mask |= 1u << f->v[i].idx;
-	}
-}
-
-/* The values were read from the TPM: let the TPM itself confirm that its
- * current PCRs hash to the digest the policy will hold (PolicyPCR with a
- * digest checks it), so a damaged PCR_Read answer cannot produce a blob
- * that never unseals. */
-static int confirm_current(struct ctx *c, struct tpm *t,
-			   const struct policy_spec *ps)
-{
-	struct tpm2_session *s = NULL;
-	uint8_t d[TPM2_MAX_DIGEST];
-	size_t n = policy_pcr_digest(ps->halg, &ps->vals, d);
-	int rc;
-
-	if (!n)
-		return ctx_usage(c, "unsupported policy hash");
-	if (tpm2_session_start(t, TPM2_SE_POLICY, TPM2_RH_NULL, NULL,
-			       TPM2_RH_NULL, NULL, 0, 0, &s))
-		return ctx_fail(c);
-	rc = tpm2_policy_pcr(t, tpm2_session_handle(s), d, n, &ps->sel);
-	tpm2_session_flush(t, s);
-	if (rc) {
-		err_set(&c->e, EX_IO, "the PCR values read from the TPM do "
-			"not match its current PCRs (a damaged response, or a "
-			"PCR changed while sealing); nothing was sealed");
-		return ctx_fail(c);
-	}
-	return 0;
-}
-
-/* Fill the policy's values in selection order: given, file, else the
- * TPM's current value. */
-static int pcr_values(struct ctx *c, struct tpm *t, struct policy_spec *ps,
-		      const struct given *g, const struct pcr_vals *file,
-		      int have_file)
-{
-	struct pcr_vals cur;
-	int i, need_tpm = 0, k = 0;
-	unsigned idx;
-
-	for (i = 0; i < ps->sel.n; i++)
-		for (idx = 0; idx < 32; idx++)
-			if ((ps->sel.b[i].mask >> idx & 1) &&
-			    !find_val(g->v, g->n, ps->sel.b[i].alg, idx)) {
-				if (have_file && !find_val(file->v, file->n,
-						ps->sel.b[i].alg, idx))
-					return ctx_usage(c, "PCRFILE has no "
-							 "value for %s:%u",
-							 alg_name(ps->sel.b[i]
-								  .alg), idx);
-				if (!have_file)
-					need_tpm = 1;
-			}
-	if (need_tpm && tpm2_pcr_read(t, &ps->sel, &cur))
-		return ctx_fail(c);
-	for (i = 0; i < ps->sel.n; i++)
-		for (idx = 0; idx < 32; idx++) {
-			uint16_t alg = ps->sel.b[i].alg;
-			const struct pcr_val *v;
-
-			if (!(ps->sel.b[i].mask >> idx & 1))
-				continue;
-			v = find_val(g->v, g->n, alg, idx);
-			if (!v && have_file)
-				v = find_val(file->v, file->n, alg, idx);
-			if (!v)
-				v = find_val(cur.v, cur.n, alg, idx);
-			if (!v)
-				return err_set(&c->e, EX_FAIL, "the TPM did "
-					       "not return %s:%u",
-					       alg_name(alg), idx),
-				       ctx_fail(c);
-			ps->vals.v[k++] = *v;
-		}
-	ps->vals.n = k;
-	if (policy_check_vals(&ps->sel, &ps->vals, &c->e))
-		return ctx_fail(c);
-	if (need_tpm && !g->n && !have_file)
-		return confirm_current(c, t, ps);
-	return 0;
-}
-
 static const char shortopts[] = "p:P:o:f";
 static const struct option longopts[] = {
 	{ "auth", required_argument, NULL, 'a' },
@@ -249,28 +63,15 @@ static int run(struct ctx *c, int argc, char **argv)
 	const char *ownerspec = NULL, *out = NULL, *in = "-";
 	const char *escrow_out = NULL, *code_out = NULL;
 	struct escrow *esc = escrow_new();
-	char selstr[4096];
-	struct authval auth = { .n = 0 }, owner = { .n = 0 };
-	struct policy_spec ps;
-	struct given *g = calloc(1, sizeof(*g));
-	struct pcr_vals *file = calloc(1, sizeof(*file));
-	struct pcr_sel alloc;
-	unsigned npcrs;
-	struct tpm2_public srkpub, tmpl, pub;
-	struct tpm2_private priv;
-	struct tpm2_session *s = NULL;
-	struct tpm2_auth a;
-	struct keyfile *k = calloc(1, sizeof(*k));
-	uint8_t *data = NULL, key[32];
+	struct seal_spec *spec = calloc(1, sizeof(*spec));
+	uint8_t *data = NULL;
 	size_t dlen = 0, pemlen;
 	char *pem = NULL;
-	uint32_t srk = 0;
-	int o, force = 0, transient = 0, other = 0, rsa = 0, rc = 0;
+	int o, force = 0, rc = 0;
 	int show_code = 0;
 	struct tpm *t;
 
-	memset(&ps, 0, sizeof(ps));
-	if (!g || !file || !k || !esc) {
+	if (!spec || !esc) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
@@ -318,65 +119,11 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
-	if (pcrarg && parse_pcr_arg(c, pcrarg, selstr, sizeof(selstr), g)) {
-		rc = EX_USAGE;
-		goto out;
-	}
-	if ((authspec && auth_parse(authspec, &auth, &c->e)) ||
-	    (ownerspec && auth_parse(ownerspec, &owner, &c->e))) {
+	if (seal_spec_parse(spec, pcrarg, pcrfile, authspec, ownerspec,
+			    &c->e)) {
 		rc = ctx_fail(c);
 		goto out;
 	}
-	if (pcrfile) {
-		uint8_t *txt;
-		size_t tl;
-
-		if (file_read(pcrfile, 1 << 20, &txt, &tl, &c->e)) {
-			rc = ctx_fail(c);
-			goto out;
-		}
-		/* A NUL would end the text early and hide the lines
-		 * after it: refuse it rather than seal to less. */
-		if (memchr(txt, 0, tl)) {
-			size_t off = (size_t)((uint8_t *)memchr(txt, 0, tl) -
-					      txt);
-
-			free(txt);
-			rc = ctx_usage(c, "PCRFILE %s has a NUL byte at "
-				       "offset %zu", pcrfile, off);
-			goto out;
-		}
-		{
-			uint8_t *z = realloc(txt, tl + 1);
-
-			if (!z) {
-				free(txt);
-				rc = ctx_usage(c, "out of memory");
-				goto out;
-			}
-			txt = z;
-		}
-		txt[tl] = '\0';
-		rc = pcr_parse_text((char *)txt, file, &c->e);
-		free(txt);
-		if (rc) {
-			rc = ctx_fail(c);
-			goto out;
-		}
-		if (file->n == 0 && !pcrarg) {
-			rc = ctx_usage(c, "PCRFILE %s has no values", pcrfile);
-			goto out;
-		}
-	}
-	if (pcrarg && pcr_sel_parse(selstr, &ps.sel, &c->e)) {
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (!pcrarg && pcrfile)
-		sel_from_file(file, &ps.sel);
-	ps.halg = TPM2_ALG_SHA256;
-	ps.has_pcr = pcrarg || pcrfile;
-	ps.auth = authspec != NULL;
 
 	/* The secret. */
 	if (file_read(in, KEYFILE_DATA_MAX, &data, &dlen, &c->e)) {
@@ -393,183 +140,26 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
-
-	if (!(t = ctx_tpm(c))) {
+	/* Sealed on this TPM, then the blob with the copies, written. */
+	if (!(t = ctx_tpm(c)) ||
+	    seal_blob(t, spec, data, dlen, &pem, &pemlen, &c->e) ||
+	    seal_write(esc, &pem, &pemlen, out, escrow_out, code_out,
+		       show_code, force, &c->e))
 		rc = ctx_fail(c);
-		goto out;
-	}
-	if (ps.has_pcr) {
-		if (tpm2_pcr_banks(t, &alloc, &npcrs) ||
-		    pcr_sel_resolve(&ps.sel, &alloc, npcrs, &c->e)) {
-			rc = ctx_fail(c);
-			goto out;
-		}
-		if ((rc = pcr_values(c, t, &ps, g, file, pcrfile != NULL)))
-			goto out;
-	}
-
-	/* The parent: the persisted SRK, or the same key made afresh. */
-	if (tpm2_srk_get(t, 0, owner.n ? owner.v : NULL, owner.n, &srk,
-			 &srkpub, &transient, &other)) {
-		if (c->e.code == EX_AUTH)
-			err_hint(&c->e, "no SRK is persisted at 0x81000001 "
-				 "and making one needs the owner password: "
-				 "give --owner-auth, or persist it once with "
-				 "'tpmbox takeown'");
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (other) {
-		err_set(&c->e, EX_FAIL, "0x81000001 holds a key that is not "
-			"a standard SRK; refusing to seal under it");
-		err_hint(&c->e, "evict it (it may have been put there to "
-			 "catch secrets) and run takeown");
-		rc = ctx_fail(c);
-		goto out;
-	}
-	tpm2_srk_matches(&srkpub, &rsa);
-
-	/* The sealed object's template. */
-	memset(&tmpl, 0, sizeof(tmpl));
-	tmpl.type = TPM2_ALG_KEYEDHASH;
-	tmpl.name_alg = TPM2_ALG_SHA256;
-	tmpl.attrs = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT;
-	if (!ps.auth)
-		tmpl.attrs |= TPMA_OBJECT_NODA;
-	if (ps.has_pcr || ps.auth) {
-		tmpl.attrs |= TPMA_OBJECT_ADMINWITHPOLICY;
-		tmpl.policylen = policy_compute(&ps, tmpl.policy);
-		if (!tmpl.policylen) {
-			err_set(&c->e, EX_FAIL, "computing the policy "
-				     "failed");
-			rc = ctx_fail(c);
-			goto out;
-		}
-	} else {
-		/* No policy: the empty password authorizes unseal. */
-		tmpl.attrs |= TPMA_OBJECT_USERWITHAUTH;
-	}
-	tmpl.scheme = TPM2_ALG_NULL;
-	if (tpm2_public_finish(&tmpl)) {
-		err_set(&c->e, EX_FAIL, "building the template failed");
-		rc = ctx_fail(c);
-		goto out;
-	}
-
-	/* What is sealed: the data, or a fresh AES-256-GCM key for it. */
-	if (dlen > KEYFILE_SEALED_MAX && rng_bytes(key, sizeof(key))) {
-		err_set(&c->e, EX_FAIL, "no random bytes for the data "
-			     "key");
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (tpm2_session_start(t, TPM2_SE_HMAC, srk, &srkpub, TPM2_RH_NULL,
-			       NULL, 0, SESS_ENC_CMD, &s)) {
-		rc = ctx_fail(c);
-		goto out;
-	}
-	tpm2_session_use(s, &a, NULL, 0);
-	if (tpm2_create(t, srk, srkpub.name, srkpub.namelen, &a, &tmpl,
-			auth.v, auth.n, dlen > KEYFILE_SEALED_MAX ? key : data,
-			dlen > KEYFILE_SEALED_MAX ? sizeof(key) : dlen, &priv,
-			&pub)) {
-		rc = ctx_fail(c);
-		goto out;
-	}
-	tpm_wipe(t);
-	if (pub.policylen != tmpl.policylen ||
-	    memcmp(pub.policy, tmpl.policy, tmpl.policylen) ||
-	    pub.attrs != tmpl.attrs) {
-		err_set(&c->e, EX_FAIL, "TPM2_Create: the created "
-			     "object is not the one asked for");
-		rc = ctx_fail(c);
-		goto out;
-	}
-
-	/* The blob. */
-	k->empty_auth = !ps.auth;
-	k->auth = ps.auth;
-	k->rsa_parent = rsa;
-	k->parent = transient ? KEYFILE_PARENT_OWNER : KEYFILE_PARENT_SRK;
-	k->pub[0] = (uint8_t)(pub.rawlen >> 8);
-	k->pub[1] = (uint8_t)pub.rawlen;
-	memcpy(k->pub + 2, pub.raw, pub.rawlen);
-	k->publen = pub.rawlen + 2;
-	k->priv[0] = (uint8_t)(priv.n >> 8);
-	k->priv[1] = (uint8_t)priv.n;
-	memcpy(k->priv + 2, priv.b, priv.n);
-	k->privlen = priv.n + 2;
-	k->has_pcr = ps.has_pcr;
-	if (ps.has_pcr) {
-		k->sel = ps.sel;
-		k->vals = ps.vals;
-		k->pcrdigestlen = policy_pcr_digest(ps.halg, &ps.vals,
-						    k->pcrdigest);
-	}
-	memcpy(k->parent_name, srkpub.name, srkpub.namelen);
-	k->parent_namelen = srkpub.namelen;
-	k->policy_alg = ps.halg;
-	memcpy(k->policy, tmpl.policy, tmpl.policylen);
-	k->policylen = tmpl.policylen;
-	k->mode = KEYFILE_DIRECT;
-	if (dlen > KEYFILE_SEALED_MAX) {
-		k->mode = KEYFILE_GCM;
-		k->ctlen = dlen;
-		if (!(k->ct = malloc(dlen)) ||
-		    rng_bytes(k->iv, sizeof(k->iv)) ||
-		    aes_gcm_encrypt(key, k->iv, sizeof(k->iv), k->pub,
-				    k->publen, data, dlen, k->ct, k->tag)) {
-			err_set(&c->e, EX_FAIL, "encrypting the data "
-				     "failed");
-			rc = ctx_fail(c);
-			goto out;
-		}
-	}
-	if (keyfile_encode(k, &pem, &pemlen, &c->e) ||
-	    escrow_append(esc, &pem, &pemlen, &c->e) ||
-	    (escrow_out && escrow_write_files(esc, escrow_out, OUT_SECRET |
-					      (force ? OUT_FORCE : 0),
-					      &c->e)) ||
-	    (code_out && escrow_write_code(esc, code_out, force ? OUT_FORCE :
-					   0, &c->e)) ||
-	    file_write_atomic(out, pem, pemlen,
-			      OUT_SECRET | (force ? OUT_FORCE : 0), &c->e))
-		rc = ctx_fail(c);
-	/* The code, once, where only the person at the terminal sees it. */
-	if (!rc && show_code) {
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "Recovery code for %.120s (shown "
-			 "once: write it down):\n\n    %s\n", out,
-			 escrow_code(esc));
-		if (tty_show(msg, &c->e))
-			rc = ctx_fail(c);
-		explicit_bzero(msg, sizeof(msg));
-	}
 out:
-	/* Flush on every path; a flush error does not hide the first one. */
-	if (s)
-		tpm2_session_flush(c->tpm, s);
-	if (transient && srk)
-		tpm2_flush(c->tpm, srk);
-	explicit_bzero(key, sizeof(key));
 	if (data) {
 		explicit_bzero(data, dlen);
 		free(data);
 	}
-	auth_wipe(&auth);
-	auth_wipe(&owner);
-	if (k)
-		keyfile_free(k);
-	free(k);
+	if (spec)
+		seal_spec_wipe(spec);
+	free(spec);
 	escrow_free(esc);
 	free(pem);
-	free(g);
-	free(file);
 	return rc;
 }
 
 const struct applet applet_seal = {
 	"seal", "seal a secret to this TPM (PCR and/or password policy)",
-	usage, run, shortopts, longopts
+	usage, run, shortopts, longopts, APPLET_PIN
 };

@@ -17,6 +17,7 @@
 #include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "tpm2/session.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: takeown [--owner-auth AUTH] [--endorsement-auth AUTH]\n"
@@ -218,42 +219,51 @@ static int need_known(struct ctx *c, const struct opts *o, int i,
 	return ctx_fail(c);
 }
 
-/* Authorize hierarchy i for one call: an HMAC session when the value is
- * not empty (salted to the SRK when it is known), so the value never
- * crosses the bus; the empty password otherwise. */
+/* Authorize hierarchy i for one call in the process session, salted to
+ * the SRK: the value keys the HMAC and never crosses the bus, and the
+ * answer comes back HMACed.  Before there is an SRK to salt to, the
+ * empty value goes as the empty password; another value needs a session
+ * salted to a NULL-hierarchy key (refused with a pin unless
+ * --allow-unsalted). */
 static int hauth(struct ctx *c, struct tpm *t, struct opts *o, int i,
-		 const struct tpm2_public *srk, struct tpm2_session **s,
 		 struct tpm2_auth *a)
 {
 	const struct authval *v = &o->h[i].cur;
+	struct tpm2_session *s = tpm2_trust_session(t);
+	char why[64];
 
-	if (v->n == 0) {
+	if (!s && v->n == 0) {
 		tpm2_auth_pw(a, NULL, 0);
 		return 0;
 	}
-	if (!*s && tpm2_session_start(t, TPM2_SE_HMAC,
-				      srk ? TPM2_SRK_HANDLE : TPM2_RH_NULL,
-				      srk, TPM2_RH_NULL, NULL, 0, 0, s))
+	snprintf(why, sizeof(why), "the %s auth value", hier[i].name);
+	if (!s && tpm2_trust_null(t, why))
 		return ctx_fail(c);
-	tpm2_session_use(*s, a, v->v, v->n);
+	s = tpm2_trust_session(t);
+	tpm2_session_set_flags(s, 0);
+	tpm2_session_use(s, a, v->v, v->n);
 	return 0;
 }
 
-/* The SRK at 0x81000001: kept when it matches the requested template,
- * created and persisted when absent, replaced only with --force. */
+/* The SRK at 0x81000001: kept when it matches the requested template
+ * (and the pin), created and persisted when absent, replaced only with
+ * --force.  From here on the process session is salted to it. */
 static int ensure_srk(struct ctx *c, struct tpm *t, struct opts *o,
 		      struct tpm2_public *srk)
 {
-	struct tpm2_session *s = NULL;
 	struct tpm2_public tmpl;
 	struct tpm2_auth a;
 	uint32_t h = 0;
 	int rc, rsa = -1;
 
 	rc = tpm2_readpublic(t, TPM2_SRK_HANDLE, srk);
-	if (rc == 0 && tpm2_srk_matches(srk, &rsa) && rsa == o->rsa)
+	if (rc == 0 && tpm2_srk_matches(srk, &rsa) && rsa == o->rsa) {
+		if (tpm2_srk_check(t, srk, "the key at 0x81000001") ||
+		    tpm2_trust_start(t, TPM2_SRK_HANDLE, srk))
+			return ctx_fail(c);
 		return say(o, "takeown: %s SRK at 0x81000001 kept%s\n",
 			   o->rsa ? "RSA-2048" : "ECC P-256", "");
+	}
 	if (rc && rc != EX_NOENT)
 		return ctx_fail(c);
 	if (need_known(c, o, H_OWNER, "creating the SRK"))
@@ -269,27 +279,35 @@ static int ensure_srk(struct ctx *c, struct tpm *t, struct opts *o,
 				 "standard SRK (keys sealed under it are lost)");
 			return ctx_fail(c);
 		}
-		if ((rc = hauth(c, t, o, H_OWNER, NULL, &s, &a)))
-			goto out;
+		if ((rc = hauth(c, t, o, H_OWNER, &a)))
+			return rc;
 		if ((rc = tpm2_evict(t, &a, TPM2_SRK_HANDLE, srk->name,
-				     srk->namelen, TPM2_SRK_HANDLE))) {
-			rc = auth_refused(c, o, H_OWNER, rc);
-			goto out;
-		}
+				     srk->namelen, TPM2_SRK_HANDLE)))
+			return auth_refused(c, o, H_OWNER, rc);
 		say(o, "takeown: evicted the object at 0x81000001%s%s\n", "",
 		    "");
 	}
 	err_clear(&c->e);
 	tpm2_srk_template(&tmpl, o->rsa);
-	if ((rc = hauth(c, t, o, H_OWNER, NULL, &s, &a)))
-		goto out;
+	if ((rc = hauth(c, t, o, H_OWNER, &a)))
+		return rc;
 	rc = tpm2_create_primary(t, TPM2_RH_OWNER, &a, &tmpl, NULL, 0, &h,
 				 srk);
-	if (rc) {
-		rc = auth_refused(c, o, H_OWNER, rc);
+	if (rc)
+		return auth_refused(c, o, H_OWNER, rc);
+	if (!tpm2_srk_matches(srk, &rsa) || rsa != o->rsa) {
+		err_set(&c->e, EX_FAIL, "TPM2_CreatePrimary: the key made is "
+			"not the SRK its template asks for");
+		rc = ctx_fail(c);
 		goto out;
 	}
-	if ((rc = hauth(c, t, o, H_OWNER, NULL, &s, &a)))
+	/* The new SRK must be the pinned one before any value goes to it. */
+	if (tpm2_srk_check(t, srk, "the SRK made with TPM2_CreatePrimary") ||
+	    tpm2_trust_start(t, h, srk)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if ((rc = hauth(c, t, o, H_OWNER, &a)))
 		goto out;
 	rc = tpm2_evict(t, &a, h, srk->name, srk->namelen, TPM2_SRK_HANDLE);
 	if (rc) {
@@ -299,17 +317,21 @@ static int ensure_srk(struct ctx *c, struct tpm *t, struct opts *o,
 	say(o, "takeown: %s SRK created and persisted at 0x81000001%s\n",
 	    o->rsa ? "RSA-2048" : "ECC P-256", "");
 out:
-	tpm2_flush(t, h);
-	tpm2_session_flush(t, s);
+	if (h) {
+		struct tberr keep = c->e;
+
+		tpm2_flush(t, h);
+		c->e = keep;
+	}
 	return rc;
 }
 
-/* Set the new auth values over a session salted to the SRK, the new
- * value encrypted. */
-static int change_auths(struct ctx *c, struct tpm *t, struct opts *o,
-			const struct tpm2_public *srk)
+/* Set the new auth values in the process session, salted to the SRK,
+ * the new value encrypted.  The TPM's answer is HMACed with the new
+ * value, so a dropped change cannot pass for a done one. */
+static int change_auths(struct ctx *c, struct tpm *t, struct opts *o)
 {
-	struct tpm2_session *s = NULL;
+	struct tpm2_session *s = tpm2_trust_session(t);
 	struct tpm2_auth a;
 	int i, rc;
 
@@ -318,34 +340,22 @@ static int change_auths(struct ctx *c, struct tpm *t, struct opts *o,
 
 		if (!h->has_new)
 			continue;
-		if (!s && tpm2_session_start(t, TPM2_SE_HMAC,
-						   TPM2_SRK_HANDLE, srk,
-						   TPM2_RH_NULL, NULL, 0,
-						   SESS_ENC_CMD, &s))
-			return ctx_fail(c);
+		tpm2_session_set_flags(s, SESS_ENC_CMD);
 		tpm2_session_use(s, &a, h->cur.v, h->cur.n);
 		rc = tpm2_hierarchy_change_auth(t, hier[i].handle, &a,
 						h->nw.v, h->nw.n);
-		if (rc) {
-			/* An auth failure ends the session on the TPM's
-			 * side only for policy sessions; flush ours. */
-			tpm2_session_flush(t, s);
+		if (rc)
 			return auth_refused(c, o, i, rc);
-		}
 		h->cur = h->nw;
 		h->cur_known = 1;
 		say(o, "takeown: %s auth value %s\n", hier[i].name,
 		    h->set ? "confirmed or changed" : "set");
 	}
-	if (s && tpm2_session_flush(t, s))
-		return ctx_fail(c);
 	return 0;
 }
 
-static int set_da(struct ctx *c, struct tpm *t, struct opts *o,
-		  const struct tpm2_public *srk)
+static int set_da(struct ctx *c, struct tpm *t, struct opts *o)
 {
-	struct tpm2_session *s = NULL;
 	static const uint32_t props[3] = {
 		TPM2_PT_MAX_AUTH_FAIL, TPM2_PT_LOCKOUT_INTERVAL,
 		TPM2_PT_LOCKOUT_RECOVERY
@@ -370,10 +380,9 @@ static int set_da(struct ctx *c, struct tpm *t, struct opts *o,
 	if (need_known(c, o, H_LOCKOUT, "setting the dictionary-attack "
 		       "parameters"))
 		return c->e.code;
-	if ((rc = hauth(c, t, o, H_LOCKOUT, srk, &s, &a)))
+	if ((rc = hauth(c, t, o, H_LOCKOUT, &a)))
 		return rc;
 	rc = tpm2_da_parameters(t, &a, o->da[0], o->da[1], o->da[2]);
-	tpm2_session_flush(t, s);
 	if (rc)
 		return auth_refused(c, o, H_LOCKOUT, rc);
 	return say(o, "takeown: dictionary-attack parameters set%s%s\n", "",
@@ -428,15 +437,17 @@ static int run(struct ctx *c, int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	if ((rc = parse_opts(c, argc, argv, &o)))
 		goto out;
-	if (!(t = ctx_tpm(c)) ||
+	/* With a pin the session comes first: the hierarchy state read
+	 * next decides which values are sent. */
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
 	    tpm2_getprop(t, TPM2_PT_PERMANENT, &perm)) {
 		rc = ctx_fail(c);
 		goto out;
 	}
 	choose_current(&o, perm);
 	if ((rc = ensure_srk(c, t, &o, &srk)) ||
-	    (rc = change_auths(c, t, &o, &srk)) ||
-	    (rc = set_da(c, t, &o, &srk)))
+	    (rc = change_auths(c, t, &o)) ||
+	    (rc = set_da(c, t, &o)))
 		goto out;
 	if (o.srkpub && write_srk_pub(c, &o, &srk)) {
 		rc = ctx_fail(c);
@@ -456,5 +467,5 @@ out:
 
 const struct applet applet_takeown = {
 	"takeown", "set hierarchy auth values and persist the SRK", usage, run,
-	shortopts, longopts
+	shortopts, longopts, APPLET_PIN_NAME
 };

@@ -7,17 +7,9 @@
 
 #include "applet.h"
 #include "auth.h"
-#include "crypto/sym.h"
 #include "escrow.h"
 #include "file.h"
-#include "hex.h"
-#include "keyfile.h"
-#include "tpm2/cmd.h"
-#include "tpm2/object.h"
-#include "tpm2/pcr.h"
-#include "tpm2/policy.h"
-#include "tpm2/rc.h"
-#include "tpm2/session.h"
+#include "sealing.h"
 
 static const char usage[] =
 	"usage: unseal [--auth AUTH] [--owner-auth AUTH] [-f] [-o FILE] BLOB\n"
@@ -34,48 +26,6 @@ static const char usage[] =
 	"Exit 4: PCRs changed or wrong password (the message says which);\n"
 	"exit 5: the TPM is in dictionary-attack lockout.\n";
 
-#define RC_VALUE 0x084u
-
-static void name_hex(const uint8_t *p, size_t n, char *out, size_t cap)
-{
-	if (2 * n + 1 > cap)
-		n = (cap - 1) / 2;
-	hex_encode(p, n, out);
-}
-
-/* After PolicyPCR refused: say which PCRs differ from the sealed values. */
-static int pcr_mismatch(struct ctx *c, struct tpm *t, const struct keyfile *k)
-{
-	struct pcr_vals cur;
-	char list[512] = "";
-	int i, j, nd = 0;
-
-	if (tpm2_pcr_read(t, &k->sel, &cur) == 0) {
-		for (i = 0; i < k->vals.n; i++) {
-			const struct pcr_val *s = &k->vals.v[i];
-
-			for (j = 0; j < cur.n; j++)
-				if (cur.v[j].alg == s->alg &&
-				    cur.v[j].idx == s->idx)
-					break;
-			if (j < cur.n && cur.v[j].len == s->len &&
-			    !memcmp(cur.v[j].d, s->d, s->len))
-				continue;
-			if (strlen(list) < sizeof(list) - 32)
-				snprintf(list + strlen(list), sizeof(list) -
-					 strlen(list), "%s%s:%u", nd ? ", " : "",
-					 alg_name(s->alg), s->idx);
-			nd++;
-		}
-	}
-	err_set(&c->e, EX_AUTH, "the PCRs do not have the values this blob "
-		"was sealed to%s%s%s", nd ? " (" : "", nd ? list : "",
-		nd ? " differ)" : "");
-	err_hint(&c->e, "compare with 'tpmbox pcrread'; reseal for the new "
-		 "state (seal -P PCRFILE seals to predicted values)");
-	return EX_AUTH;
-}
-
 static const char shortopts[] = "o:f";
 static const struct option longopts[] = {
 	{ "auth", required_argument, NULL, 'a' },
@@ -87,20 +37,13 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *authspec = NULL, *ownerspec = NULL, *out = "-", *in;
 	struct authval auth = { .n = 0 }, owner = { .n = 0 };
-	struct keyfile *k = calloc(1, sizeof(*k));
-	struct tpm2_public *pub = calloc(1, sizeof(*pub));
-	struct tpm2_public *srkpub = calloc(1, sizeof(*srkpub));
-	struct tpm2_private priv;
-	struct tpm2_session *s = NULL;
-	struct tpm2_auth a, pa;
-	uint8_t *text = NULL, secret[128], *plain = NULL;
-	size_t tlen = 0, slen = 0, plen = 0;
-	uint32_t srk = 0, obj = 0;
-	int o, force = 0, transient = 0, other = 0, rc = 0;
+	struct unseal_job *j = calloc(1, sizeof(*j));
+	uint8_t *text = NULL, *secret = NULL;
+	size_t tlen = 0, slen = 0;
+	int o, force = 0, rc = 0;
 	struct tpm *t;
-	struct tb b;
 
-	if (!k || !pub || !srkpub) {
+	if (!j) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
@@ -124,179 +67,31 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto out;
 	}
 
-	/* The blob, checked before the TPM sees any of it. */
-	if (file_read(in, ESCROW_BLOB_MAX, &text, &tlen, &c->e)) {
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (keyfile_decode((const char *)text, tlen, k, &c->e)) {
-		err_prefix(&c->e, "%s", in);
-		rc = ctx_fail(c);
-		goto out;
-	}
-	tb_init_read(&b, k->pub, k->publen);
-	if (tpm2_public_get2b(&b, pub, &c->e) || tb_left(&b)) {
-		err_set(&c->e, EX_FAIL, "%s: blob: bad public area", in);
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (pub->type != TPM2_ALG_KEYEDHASH || pub->policylen != k->policylen ||
-	    memcmp(pub->policy, k->policy, k->policylen)) {
-		err_set(&c->e, EX_FAIL, "%s: blob: the sealed object's policy "
-			"is not the recorded one", in);
-		rc = ctx_fail(c);
-		goto out;
-	}
-	priv.n = k->privlen - 2;
-	memcpy(priv.b, k->priv + 2, priv.n);
-	if (k->auth && !authspec) {
-		/* Asking the TPM would count a failure toward lockout. */
-		err_set(&c->e, EX_AUTH, "%s is sealed with a password: give "
-			"--auth", in);
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (!k->auth && authspec) {
-		rc = ctx_usage(c, "%s was sealed without a password; drop "
-			       "--auth", in);
-		goto out;
-	}
-
-	/* The parent: the SRK this blob names, nothing else. */
-	if (!(t = ctx_tpm(c)) ||
-	    tpm2_srk_get(t, k->rsa_parent, owner.n ? owner.v : NULL, owner.n,
-			 &srk, srkpub, &transient, &other)) {
-		if (c->e.code == EX_AUTH)
-			err_hint(&c->e, "no SRK is persisted at 0x81000001 "
-				 "and making one needs the owner password: "
-				 "give --owner-auth, or persist it once with "
-				 "'tpmbox takeown'");
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (other) {
-		err_set(&c->e, EX_FAIL, "0x81000001 holds a key that is not a "
-			"standard SRK: refusing to unseal (someone may have "
-			"replaced the SRK to catch the secret)");
-		err_hint(&c->e, "check it with tpm2_readpublic -c 0x81000001");
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (srkpub->namelen != k->parent_namelen ||
-	    memcmp(srkpub->name, k->parent_name, k->parent_namelen)) {
-		char have[2 * TPM2_NAME_MAX + 1], want[2 * TPM2_NAME_MAX + 1];
-
-		name_hex(srkpub->name, srkpub->namelen, have, sizeof(have));
-		name_hex(k->parent_name, k->parent_namelen, want, sizeof(want));
-		err_set(&c->e, EX_FAIL, "%s was sealed under another SRK "
-			"(recorded name %s, this TPM's %s %s): it comes from "
-			"another TPM, or the SRK was replaced", in, want,
-			transient ? "template SRK" : "SRK at 0x81000001",
-			have);
-		err_hint(&c->e, "a blob only unseals on the TPM and owner "
-			 "hierarchy it was sealed on");
-		rc = ctx_fail(c);
-		goto out;
-	}
-
-	tpm2_auth_pw(&pa, NULL, 0);
-	if (tpm2_load(t, srk, srkpub->name, srkpub->namelen, &pa, &priv, pub,
-		      &obj)) {
-		err_prefix(&c->e, "%s: loading the sealed object (damaged "
-			   "blob?)", in);
-		rc = ctx_fail(c);
-		goto out;
-	}
-
-	/* The session: salted to the SRK, response encrypted. */
-	if (tpm2_session_start(t, (k->has_pcr || k->auth) ? TPM2_SE_POLICY :
-			       TPM2_SE_HMAC, srk, srkpub, TPM2_RH_NULL, NULL,
-			       0, SESS_ENC_RSP, &s)) {
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (k->has_pcr && tpm2_policy_pcr(t, tpm2_session_handle(s),
-					  k->pcrdigest, k->pcrdigestlen,
-					  &k->sel)) {
-		if (rc_base(c->e.rc) == RC_VALUE)
-			pcr_mismatch(c, t, k);
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if (k->auth) {
-		if (tpm2_policy_authvalue(t, tpm2_session_handle(s))) {
-			rc = ctx_fail(c);
-			goto out;
-		}
-		tpm2_session_policy_auth(s, SESS_POLICY_AUTHVALUE);
-		/* The TPM keys the response encryption with sessionKey ||
-		 * authValue once the session authorizes the object. */
-		tpm2_session_enc_auth(s, 1);
-	}
-	tpm2_session_use(s, &a, auth.v, auth.n);
-	if (tpm2_unseal(t, obj, pub->name, pub->namelen, &a, secret,
-			sizeof(secret), &slen)) {
-		uint32_t b = rc_base(c->e.rc);
-
-		if (b == 0x08e || b == 0x0a2)	/* AUTH_FAIL, BAD_AUTH */
-			err_set(&c->e, EX_AUTH, "the password is wrong (the "
-				"PCRs match)");
-		if (b == 0x08e || b == 0x0a2)
-			err_hint(&c->e, "each wrong password counts toward "
-				 "dictionary-attack lockout (tpmbox info shows "
-				 "the counter)");
-		else if (b == 0x09d || b == 0x128)	/* POLICY_FAIL, CHANGED */
-			err_set(&c->e, EX_AUTH, "the policy is not satisfied: "
-				"the PCRs changed during unseal");
-		err_prefix(&c->e, "%s", in);
-		rc = ctx_fail(c);
-		goto out;
-	}
-	/* The session ended with the command (continueSession clear). */
-	plain = secret;
-	if (k->mode == KEYFILE_GCM) {
-		plen = k->ctlen;
-		if (slen != 32 || !(plain = malloc(plen ? plen : 1)) ||
-		    aes_gcm_decrypt(secret, k->iv, sizeof(k->iv), k->pub,
-				    k->publen, k->ct, k->ctlen, plain,
-				    k->tag)) {
-			err_set(&c->e, EX_FAIL, "%s: the encrypted data fails "
-				"its integrity check (damaged or altered blob)",
-				in);
-			rc = ctx_fail(c);
-			goto out;
-		}
-		slen = k->ctlen;
-	}
-	if (file_write_atomic(out, plain, slen,
+	/* The blob, checked before the TPM sees any of it; then unsealed
+	 * under the SRK it names, and the secret written. */
+	if (file_read(in, ESCROW_BLOB_MAX, &text, &tlen, &c->e) ||
+	    unseal_check(j, in, (const char *)text, tlen, authspec != NULL,
+			 &c->e) ||
+	    !(t = ctx_tpm(c)) ||
+	    unseal_run(t, j, &auth, &owner, &secret, &slen, &c->e) ||
+	    file_write_atomic(out, secret, slen,
 			      OUT_SECRET | (force ? OUT_FORCE : 0), &c->e))
 		rc = ctx_fail(c);
 out:
-	if (s)
-		tpm2_session_flush(c->tpm, s);
-	if (obj)
-		tpm2_flush(c->tpm, obj);
-	if (transient && srk)
-		tpm2_flush(c->tpm, srk);
-	if (c->tpm)
-		tpm_wipe(c->tpm);
-	if (plain && plain != secret) {
-		explicit_bzero(plain, plen);
-		free(plain);
+	if (secret) {
+		explicit_bzero(secret, slen);
+		free(secret);
 	}
-	explicit_bzero(secret, sizeof(secret));
 	auth_wipe(&auth);
 	auth_wipe(&owner);
-	if (k)
-		keyfile_free(k);
-	free(k);
-	free(pub);
-	free(srkpub);
+	if (j)
+		unseal_job_free(j);
+	free(j);
 	free(text);
 	return rc;
 }
 
 const struct applet applet_unseal = {
 	"unseal", "unseal a secret sealed by seal", usage, run,
-	shortopts, longopts
+	shortopts, longopts, APPLET_PIN
 };

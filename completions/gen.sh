@@ -47,7 +47,7 @@ _tpmbox() {
 	case $prev in
 	-T|--tcti) COMPREPLY=($(compgen -W "device:/dev/tpmrm0 device:/dev/tpm0 swtpm:path= swtpm:host=127.0.0.1,port=2321" -- "$cur")); return ;;
 	-b) COMPREPLY=($(compgen -W "$_tpmbox_banks" -- "$cur")); return ;;
-	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--srk-pub|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--tpm-public|--name|--srk-pub|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-p|--pcrs-sel) COMPREPLY=($(compgen -W "$(for b in $_tpmbox_banks; do echo $b:; done)" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -6,28 +6,29 @@ _tpmbox_banks="sha1 sha256 sha384 sha512"
 
 _tpmbox_opts() {
 	case "$1" in
-	akcreate) echo "-o --pub --rsa --owner-auth -f -T --tcti --timeout --trace -h --help" ;;
-	checkquote) echo "-k -n -p --msg --sig --pcrs --eventlog --imalog --json -T --tcti --timeout --trace -h --help" ;;
-	clearall) echo "--lockout-auth --platform --yes --dry-run -T --tcti --timeout --trace -h --help" ;;
+	akcreate) echo "-o --pub --tpm-public --name --rsa --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	checkquote) echo "-k --srk-name --srk-pub -n -p --msg --sig --pcrs --eventlog --imalog --json -T --tcti --timeout --trace -h --help" ;;
+	clearall) echo "--lockout-auth --platform --yes --dry-run --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	eventlog) echo "--json --pcrs --check -T --tcti --timeout --trace -h --help" ;;
-	extend) echo "-s -f -d -b -v -T --tcti --timeout --trace -h --help" ;;
-	getrandom) echo "--hex -o -f -T --tcti --timeout --trace -h --help" ;;
+	extend) echo "-s -f -d -b -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	getrandom) echo "--hex -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	imalog) echo "--json --pcrs --check -b -T --tcti --timeout --trace -h --help" ;;
 	info) echo "--json -T --tcti --timeout --trace -h --help" ;;
-	nvdefine) echo "-s -a -t -g --auth --owner-auth --platform-auth --allow-irreversible -T --tcti --timeout --trace -h --help" ;;
-	nvextend) echo "-i -d --auth --owner-auth -T --tcti --timeout --trace -h --help" ;;
-	nvincrement) echo "--auth --owner-auth -T --tcti --timeout --trace -h --help" ;;
+	nvdefine) echo "-s -a -t -g --auth --owner-auth --platform-auth --allow-irreversible --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	nvextend) echo "-i -d --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	nvincrement) echo "--auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvlist) echo "--json -T --tcti --timeout --trace -h --help" ;;
-	nvread) echo "-s --offset -o -f --hex --auth --owner-auth -T --tcti --timeout --trace -h --help" ;;
-	nvrelease) echo "--owner-auth --platform-auth -T --tcti --timeout --trace -h --help" ;;
-	nvsetbits) echo "--auth --owner-auth -T --tcti --timeout --trace -h --help" ;;
-	nvwrite) echo "-i --offset --auth --owner-auth -T --tcti --timeout --trace -h --help" ;;
-	pcrread) echo "--json -o -f -T --tcti --timeout --trace -h --help" ;;
-	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v -T --tcti --timeout --trace -h --help" ;;
+	nvread) echo "-s --offset -o -f --hex --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	nvrelease) echo "--owner-auth --platform-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	nvsetbits) echo "--auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	nvwrite) echo "-i --offset --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	pcrread) echo "--json -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	recover) echo "-k --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
-	seal) echo "-p -P --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
-	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --rsa --force --max-tries --recovery-time --lockout-recovery -v -T --tcti --timeout --trace -h --help" ;;
-	unseal) echo "--auth --owner-auth -o -f -T --tcti --timeout --trace -h --help" ;;
+	reseal) echo "-k --recovery-code --old-auth -p -P --auth --owner-auth --escrow --escrow-out --recovery-code-out --new-recovery-code --drop-escrow -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	seal) echo "-p -P --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --rsa --force --max-tries --recovery-time --lockout-recovery -v --srk-name --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	unseal) echo "--auth --owner-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	esac
 }
 
@@ -54,7 +55,7 @@ _tpmbox() {
 	case $prev in
 	-T|--tcti) COMPREPLY=($(compgen -W "device:/dev/tpmrm0 device:/dev/tpm0 swtpm:path= swtpm:host=127.0.0.1,port=2321" -- "$cur")); return ;;
 	-b) COMPREPLY=($(compgen -W "$_tpmbox_banks" -- "$cur")); return ;;
-	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--srk-pub|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--tpm-public|--name|--srk-pub|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-p|--pcrs-sel) COMPREPLY=($(compgen -W "$(for b in $_tpmbox_banks; do echo $b:; done)" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -66,7 +67,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="akcreate checkquote clearall eventlog extend getrandom imalog info nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrread quote recover seal takeown unseal"
+_tpmbox_applets="akcreate checkquote clearall eventlog extend getrandom imalog info nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrread quote recover reseal seal takeown unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

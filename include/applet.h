@@ -15,6 +15,11 @@ struct globals {
 	const char *tcti;	/* -T / --tcti, NULL: environment, then device */
 	int timeout_s;		/* --timeout, default 120 */
 	int trace;		/* --trace or TPMBOX_TRACE=1 */
+	/* The SRK pin (applets with APPLET_PIN*): --srk-name, --srk-pub,
+	 * --allow-unsalted; TPMBOX_SRK when neither is given. */
+	const char *srk_name;
+	const char *srk_pub;
+	int allow_unsalted;
 };
 
 struct ctx {
@@ -22,6 +27,7 @@ struct ctx {
 	const struct globals *g;
 	struct tpm *tpm;	/* opened by ctx_tpm() on first use */
 	struct tberr e;
+	int pin;		/* the applet's APPLET_PIN* flags */
 };
 
 struct option;
@@ -38,7 +44,15 @@ struct applet {
 	 * the operands. */
 	const char *shortopts;		/* getopt's string */
 	const struct option *longopts;	/* NULL: no long options */
+	/* APPLET_PIN: main.c reads --srk-name, --srk-pub and
+	 * --allow-unsalted (and TPMBOX_SRK) for it, and ctx_tpm() gives the
+	 * pin to lib/tpm2/srk.c; APPLET_PIN_NAME: the same without
+	 * --srk-pub (takeown, whose --srk-pub is an output). */
+	int pin;
 };
+
+#define APPLET_PIN	1
+#define APPLET_PIN_NAME	2
 
 /* Open the TPM chosen by -T / TPMBOX_TCTI / TPM2TOOLS_TCTI / default device.
  * NULL on failure (c->e set). */

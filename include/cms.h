@@ -61,6 +61,11 @@ int cms_parse(const uint8_t *der, size_t len, struct cms_msg *m,
 	      struct tberr *e);
 /* How many recipients of each type (CMS_KTRI...) the message has. */
 size_t cms_count(const struct cms_msg *m, int type);
+/* Whether the i-th RecipientInfo (of any type) is for key k: an RSA
+ * key's KeyTransRecipientInfo or an EC key's KeyAgreeRecipientInfo
+ * naming it as cms_encrypt would (issuerAndSerialNumber, or the subject
+ * key identifier of its bits). */
+int cms_names_key(const struct cms_msg *m, size_t i, const struct pubkey *k);
 /* The keyIdentifier of the i-th KEK recipient (i counts KEKRIs only). */
 int cms_kekid(const struct cms_msg *m, size_t i, const uint8_t **id,
 	      size_t *idlen);

@@ -50,6 +50,11 @@ void escrow_free(struct escrow *x);
 int escrow_add(struct escrow *x, const char *arg, struct tberr *e);
 /* Ask for a recovery code (one more CMS recipient). */
 void escrow_want_code(struct escrow *x);
+/* Make the recovery code's copy for this code (as typed: checked like
+ * recover's) rather than a new one: reseal keeping a blob's code.  Exit 2
+ * naming a mistyped group. */
+int escrow_keep_code(struct escrow *x, const char *code, size_t n,
+		     struct tberr *e);
 /* Whether any copy is asked for. */
 int escrow_wanted(const struct escrow *x);
 
@@ -99,6 +104,19 @@ int escrow_read(const char *text, size_t n, struct escrow_blk *b,
 int escrow_parse(const uint8_t *p, size_t n, struct escrow_blk *b,
 		 struct tberr *e);
 void escrow_blk_free(struct escrow_blk *b);
+/* How many recipients of each kind a blob's copies are for. */
+struct escrow_counts {
+	size_t rsa, ec, code, age;
+};
+void escrow_count(const struct escrow_blk *b, struct escrow_counts *n);
+/* Whether x's recipients include every RSA/EC recipient of b's CMS copy
+ * (by the name the copy gives it) and as many age recipients as b's age
+ * copy has (an age stanza does not name its recipient).  Exit 2 saying
+ * what is missing. */
+int escrow_covers(const struct escrow *x, const struct escrow_blk *b,
+		  struct tberr *e);
+/* The same as words for a message ("a CMS copy for 1 RSA key(s), ..."). */
+void escrow_holds(const struct escrow_blk *b, char *out, size_t cap);
 /* Open a copy with a key file's text: a PEM private key (RSA, EC) or
  * age identities.  Exit 4 when it opens none, 1 when the copy it opens
  * is damaged, 2 when the key file is not a key; *out malloc'd. */

@@ -99,10 +99,23 @@ struct quote_want {
 	const uint8_t *nonce;	/* NULL: the nonce is not checked */
 	size_t nonce_len;
 	const struct pcr_sel *sel;	/* NULL: any selection */
+	/* The AK's name, when its public area is known (a TPM2B_PUBLIC or
+	 * an AK blob; NULL for a bare public key): qualifiedSigner must
+	 * name this key.  With its parent's qualified name (parent_qn,
+	 * e.g. the SRK's, tpm2/attest.h ak_srk_qn) it must be exactly
+	 * nameAlg || H(parent_qn || name); without, only its algorithm and
+	 * size are checked. */
+	const uint8_t *name;
+	size_t namelen;
+	const uint8_t *parent_qn;
+	size_t parent_qnlen;
+	/* The key's own signing scheme (TPM2_ALG_ECDSA/RSASSA and hash;
+	 * 0: not known): the signature must use it. */
+	uint16_t scheme, scheme_hash;
 };
 
-/* Every check, in order: signature, magic, type, nonce, PCR selection,
- * PCR digest.  Returns 0, or 1 with e = "CHECK check failed: why". */
+/* Every check, in order: signature, magic, type, signer, nonce, PCR
+ * selection, PCR digest.  Returns 0, or 1 with e = "CHECK check failed: why". */
 int quote_check(const struct quote *q, const struct quote_want *w,
 		struct tberr *e);
 

@@ -499,6 +499,38 @@ size_t cms_count(const struct cms_msg *m, int type)
 	return k;
 }
 
+/* Whether rid form (cert or not) of k appears in r. */
+static int names(const struct cms_ri *r, const struct pubkey *k, int kari)
+{
+	uint8_t ski[SKI], *rid;
+	size_t n = rid_size(k, kari);
+	struct tb b;
+	int found = 0;
+
+	if ((!k->is_cert && hash_buf(TPM2_ALG_SHA1, k->bits, k->bitslen,
+				     ski)) || !(rid = malloc(n)))
+		return 0;
+	tb_init(&b, rid, n);
+	rid_put(&b, k, kari, ski);
+	found = !tb_err(&b) && memmem(r->p, r->n, rid, b.len) != NULL;
+	free(rid);
+	return found;
+}
+
+int cms_names_key(const struct cms_msg *m, size_t i, const struct pubkey *k)
+{
+	const struct cms_ri *r = &m->ri[i];
+	struct pubkey bare = *k;
+	int kari = r->type == CMS_KARI;
+
+	if (r->type != (k->type == KEY_RSA ? CMS_KTRI : CMS_KARI))
+		return 0;
+	/* a certificate's key may have been given bare before, or the
+	 * other way round: either name will do */
+	bare.is_cert = 0;
+	return names(r, k, kari) || (k->bits && names(r, &bare, kari));
+}
+
 /* The i-th recipient of this type. */
 static const struct cms_ri *nth(const struct cms_msg *m, int type, size_t i)
 {

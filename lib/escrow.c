@@ -30,6 +30,7 @@ struct escrow {
 	uint8_t *blk;			/* the block */
 	size_t blklen;
 	int want_code;			/* a recovery code: */
+	int code_given;			/* the code is the one kept */
 	uint8_t code[RECOVERY_BYTES];
 	char code_text[RECOVERY_TEXT + 1];	/* with a line end */
 };
@@ -125,6 +126,16 @@ int escrow_add(struct escrow *x, const char *arg, struct tberr *e)
 	return 0;
 }
 
+int escrow_keep_code(struct escrow *x, const char *code, size_t n,
+		     struct tberr *e)
+{
+	if (recovery_parse(code, n, x->code, e))
+		return EX_USAGE;
+	x->want_code = 1;
+	x->code_given = 1;
+	return 0;
+}
+
 int escrow_wanted(const struct escrow *x)
 {
 	return x->nkeys > 0 || x->nage > 0 || x->want_code;
@@ -181,7 +192,8 @@ int escrow_make(struct escrow *x, const uint8_t *data, size_t len,
 	if (x->want_code) {
 		/* the code's KEK recipient, its salt as keyIdentifier */
 		r[n].kekidlen = RECOVERY_SALT;
-		if (rng_bytes(x->code, sizeof(x->code)) ||
+		if ((!x->code_given &&
+		     rng_bytes(x->code, sizeof(x->code))) ||
 		    rng_bytes(r[n].kekid, RECOVERY_SALT) ||
 		    recovery_kek(x->code, r[n].kekid, RECOVERY_SALT,
 				 r[n].kek)) {
@@ -410,9 +422,53 @@ void escrow_blk_free(struct escrow_blk *b)
 	memset(b, 0, sizeof(*b));
 }
 
+void escrow_count(const struct escrow_blk *b, struct escrow_counts *n)
+{
+	struct cms_msg *m = malloc(sizeof(*m));
+	struct tberr e;
+
+	memset(n, 0, sizeof(*n));
+	if (b->cms.p && m && !cms_parse(b->cms.p, b->cms.n, m, &e)) {
+		n->rsa = cms_count(m, CMS_KTRI);
+		n->ec = cms_count(m, CMS_KARI);
+		n->code = cms_count(m, CMS_KEKRI);
+	}
+	if (b->age.p && age_count(b->age.p, b->age.n) > 0)
+		n->age = (size_t)age_count(b->age.p, b->age.n);
+	free(m);
+}
+
+int escrow_covers(const struct escrow *x, const struct escrow_blk *b,
+		  struct tberr *e)
+{
+	struct cms_msg *m = malloc(sizeof(*m));
+	size_t i, j, nk = 0;
+	long na = b->age.p ? age_count(b->age.p, b->age.n) : 0;
+
+	if (!m)
+		return err_set(e, EX_FAIL, "out of memory");
+	if (b->cms.p && !cms_parse(b->cms.p, b->cms.n, m, e))
+		for (i = 0; i < m->nri; i++) {
+			if (m->ri[i].type != CMS_KTRI &&
+			    m->ri[i].type != CMS_KARI)
+				continue;
+			for (j = 0; j < x->nkeys; j++)
+				if (cms_names_key(m, i, &x->keys[j]))
+					break;
+			nk += j == x->nkeys;
+		}
+	free(m);
+	if (nk || na > (long)x->nage)
+		return err_set(e, EX_USAGE, "%zu RSA/EC recipient(s) of the "
+			       "old blob are not among --escrow, and it has %ld "
+			       "age recipient(s) for %zu given", nk, na,
+			       x->nage);
+	return 0;
+}
+
 /* What the blob holds, for a message: "CMS (2 RSA, 1 EC, a recovery
  * code), age (1 recipient)". */
-static void holds(const struct escrow_blk *b, char *out, size_t cap)
+void escrow_holds(const struct escrow_blk *b, char *out, size_t cap)
 {
 	struct cms_msg *m = malloc(sizeof(*m));
 	struct tberr e;
@@ -440,7 +496,7 @@ int escrow_open_key(const struct escrow_blk *b, const char *key,
 	int rc;
 
 	*out = NULL;
-	holds(b, what, sizeof(what));
+	escrow_holds(b, what, sizeof(what));
 	if (memmem(key, keylen, "-----BEGIN ", 11)) {
 		struct privkey k;
 		struct cms_msg *m;

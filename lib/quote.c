@@ -567,6 +567,44 @@ int quote_check(const struct quote *q, const struct quote_want *w,
 		return failed(e, "type", "0x%04x is not TPM_ST_ATTEST_QUOTE "
 			      "(0x8018)", a.type);
 
+	/* 3b. signed by the key we know, as the TPM names it: the signer's
+	 * qualified name is QN(AK) = nameAlg || H(QN(parent) || Name(AK))
+	 * (Part 1, "Qualified Name"), so without the parent's QN only its
+	 * algorithm and size can be checked. */
+	if (w->name) {
+		uint16_t alg = w->namelen >= 2 ?
+			       (uint16_t)(w->name[0] << 8 | w->name[1]) : 0;
+		size_t d = hash_size(alg);
+
+		if (!d || a.signer_len != 2 + d ||
+		    a.signer[0] != w->name[0] || a.signer[1] != w->name[1])
+			return failed(e, "signer", "qualifiedSigner is not a "
+				      "qualified name of the AK's name "
+				      "algorithm");
+		if (w->parent_qn) {
+			struct hash_ctx *hc = hash_new(alg);
+			uint8_t qn[TPM2_MAX_DIGEST];
+
+			if (!hc)
+				return failed(e, "signer", "unsupported name "
+					      "algorithm");
+			hash_update(hc, w->parent_qn, w->parent_qnlen);
+			hash_update(hc, w->name, w->namelen);
+			hash_final(hc, qn);
+			if (memcmp(qn, a.signer + 2, d)) {
+				hex_encode(a.signer, a.signer_len, x);
+				hex_encode(qn, d, y);
+				return failed(e, "signer", "qualifiedSigner %s "
+					      "is not this AK under this SRK "
+					      "(that is %.4s%s)", x, x, y);
+			}
+		}
+	}
+	if (w->scheme && (s.alg != w->scheme || s.hash != w->scheme_hash))
+		return failed(e, "signature", "signed with scheme 0x%04x/"
+			      "0x%04x, the AK's is 0x%04x/0x%04x", s.alg,
+			      s.hash, w->scheme, w->scheme_hash);
+
 	/* 4. fresh: it answers our nonce. */
 	if (w->nonce && (a.extra_len != w->nonce_len ||
 			 memcmp(a.extra, w->nonce, a.extra_len))) {

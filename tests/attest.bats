@@ -31,6 +31,14 @@ setup_file() {
 	tb akcreate --rsa -o "$D/rsak.blob" --pub "$D/rsak.pem" >/dev/null
 }
 teardown_file() { swtpm_stop; }
+# A test that persisted the SRK (takeown) takes it away again: others
+# count on no persistent SRK.
+teardown() {
+	if [ -f "$BATS_TEST_TMPDIR/evict-srk" ]; then
+		tpm2_evictcontrol -Q -C o -c 0x81000001 >/dev/null 2>&1
+		t2_flush
+	fi
+}
 
 # t2_quote ak|rsa SELECTION NONCE PREFIX: tpm2_quote with a tools AK;
 # writes PREFIX.msg/.sig/.pcrs and PREFIX.pem (the AK's public key).
@@ -221,7 +229,7 @@ put() {
 	T=$BATS_TEST_TMPDIR
 	run tb checkquote --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
 	assert_failure 2
-	assert_output --partial "-k AKPUB.pem is required"
+	assert_output --partial "-k AK is required"
 	run tb checkquote -k "$D/t2.pem" --msg "$D/t2.msg" --sig "$D/t2.sig"
 	assert_failure 2
 	assert_output --partial "give QUOTE, or all of --msg, --sig and --pcrs"
@@ -304,6 +312,107 @@ put() {
 	[ "$(xxd -p "$T/ext.name" | tr -d '\n')" = "$name" ]
 }
 
+@test "akcreate --tpm-public/--name: tpm2-tools reads the TPM2B_PUBLIC, the name is the printed one" {
+	T=$BATS_TEST_TMPDIR
+	run tb akcreate -o "$T/k.blob" --tpm-public "$T/k.tpub" --name "$T/k.name"
+	assert_success
+	name=$output
+	[ "$(xxd -p "$T/k.name" | tr -d '\n')" = "$name" ]
+	run tpm2_print -t TPM2B_PUBLIC "$T/k.tpub"
+	assert_success
+	assert_output --partial "fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|sign"
+	tpm2_loadexternal -Q -C n -u "$T/k.tpub" -c "$T/ext.ctx" -n "$T/ext.name"
+	t2_flush
+	cmp "$T/ext.name" "$T/k.name"
+	# existing outputs are refused before the TPM works
+	run tb akcreate -o "$T/new.blob" --tpm-public "$T/k.tpub"
+	assert_failure 2
+	assert_output --partial "exists"
+	[ ! -e "$T/new.blob" ]
+}
+
+@test "checkquote -k TPM2B_PUBLIC or AK blob: the AK's attributes and qualifiedSigner are checked; a bare key is taken as is" {
+	T=$BATS_TEST_TMPDIR
+	: > "$T/evict-srk"
+	srk=$(tb takeown)
+	tb takeown --srk-pub "$T/srk.pem" >/dev/null
+	tb akcreate -o "$T/k.blob" --pub "$T/k.pem" --tpm-public "$T/k.tpub" >/dev/null
+	tb quote -k "$T/k.blob" -p sha256:0,7 -n 0badcafe -o "$T/q" --msg "$T/m" --sig "$T/s" --pcrs "$T/p"
+	want=$(t2_values sha256:0,7)
+	for k in k.tpub k.blob; do
+		run --separate-stderr tb checkquote -k "$T/$k" -n 0badcafe "$T/q"
+		assert_success
+		[ "$output" = "$want" ]
+		[[ $stderr == *"qualifiedSigner was checked only for its algorithm"* ]]
+		run --separate-stderr tb checkquote -k "$T/$k" --srk-name "$srk" -n 0badcafe "$T/q"
+		assert_success
+		[ "$output" = "$want" ]
+		[ -z "$stderr" ]
+	done
+	run tb checkquote -k "$T/k.blob" --srk-pub "$T/srk.pem" -n 0badcafe --msg "$T/m" --sig "$T/s" --pcrs "$T/p"
+	assert_success
+	# another TPM's SRK: the AK is not the one that TPM named
+	run tb checkquote -k "$T/k.tpub" --srk-name "000b$(printf '%064d' 7)" -n 0badcafe "$T/q"
+	assert_failure 1
+	assert_output --partial "signer check failed: qualifiedSigner 000b"
+	assert_output --partial "is not this AK under this SRK"
+	# tpm2-tools takes the same TPM2B_PUBLIC
+	run tpm2_checkquote -u "$T/k.tpub" -m "$T/m" -s "$T/s" -f "$T/p" -q 0badcafe
+	assert_success
+	# a tools AK's TPM2B_PUBLIC (tpm2_create -u, and tpm2_readpublic -o)
+	# and its quote, under the tools' own primary: the qualified name
+	# checkquote computes is the one the TPM signed
+	run --separate-stderr tb checkquote -k "$D/t2ak.pub" -n c0ffee --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_success
+	tpm2_readpublic -Q -c "$D/t2.ctx" -o "$T/t2ak.rp"
+	t2_flush
+	tpm2_readpublic -Q -c "$D/prim.ctx" -n "$T/prim.name"
+	t2_flush
+	prim=$(xxd -p "$T/prim.name" | tr -d '\n')
+	run --separate-stderr tb checkquote -k "$T/t2ak.rp" --srk-name "$prim" -n c0ffee --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_success
+	[ -z "$stderr" ]
+	run tb checkquote -k "$D/t2ak.pub" --srk-name "$srk" -n c0ffee --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output --partial "is not this AK under this SRK"
+	# another key's TPM2B_PUBLIC: the signature does not verify
+	run tb checkquote -k "$D/t2rsa.pub" -n c0ffee --msg "$D/t2.msg" --sig "$D/t2.sig" --pcrs "$D/t2.pcrs"
+	assert_failure 1
+	assert_output --partial "signature check failed"
+	# a restricted signing key that the TPM would let out (no fixedTPM,
+	# no fixedParent): its quote verifies with the bare key, is refused
+	# with its public area
+	tpm2_create -Q -C "$D/prim.ctx" -G ecc256:ecdsa-sha256:null \
+		-a 'sensitivedataorigin|userwithauth|restricted|sign' \
+		-u "$T/mov.pub" -r "$T/mov.priv"
+	t2_flush
+	tpm2_load -Q -C "$D/prim.ctx" -u "$T/mov.pub" -r "$T/mov.priv" -c "$T/mov.ctx"
+	t2_flush
+	tpm2_readpublic -Q -c "$T/mov.ctx" -f pem -o "$T/mov.pem"
+	t2_flush
+	tpm2_quote -Q -c "$T/mov.ctx" -l sha256:7 -q 01 -g sha256 -m "$T/mm" -s "$T/ms" -o "$T/mp"
+	t2_flush
+	run tb checkquote -k "$T/mov.pem" -n 01 --msg "$T/mm" --sig "$T/ms" --pcrs "$T/mp"
+	assert_success
+	run tb checkquote -k "$T/mov.pub" -n 01 --msg "$T/mm" --sig "$T/ms" --pcrs "$T/mp"
+	assert_failure 1
+	assert_output --partial "not an attestation key: fixedTPM is not set"
+	# the SRK pin needs the AK's public area
+	run tb checkquote -k "$T/k.pem" --srk-name "$srk" -n 0badcafe "$T/q"
+	assert_failure 2
+	run tb checkquote -k "$T/k.tpub" --srk-name zz -n 0badcafe "$T/q"
+	assert_failure 2
+	run tb checkquote -k "$T/k.tpub" --srk-name "$srk" --srk-pub "$T/srk.pem" -n 0badcafe "$T/q"
+	assert_failure 2
+	run tb checkquote -k "$T/k.tpub" --srk-pub "$T/none.pem" -n 0badcafe "$T/q"
+	assert_failure 6
+	run tb checkquote -k "$T/k.tpub" --srk-pub "$T/k.tpub" -n 0badcafe "$T/q"
+	assert_failure 2
+	# a file that is no key at all (the quote): usage, exit 2
+	run tb checkquote -k "$T/q" -n 0badcafe "$T/q"
+	assert_failure 2
+}
+
 @test "quote (ECC): tpm2_checkquote verifies --msg/--sig/--pcrs, checkquote verifies QUOTE" {
 	T=$BATS_TEST_TMPDIR
 	run tb quote -k "$D/ak.blob" -p sha256:0,7,10+sha1:7 -n 1234abcd -o "$T/q" --msg "$T/m" --sig "$T/s" --pcrs "$T/p"
@@ -333,6 +442,14 @@ put() {
 	assert_success
 	[ "$output" = "$(t2_values 'sha256:7,10')" ]
 	[ "$(head -c 2 "$T/s" | xxd -p)" = 0014 ]
+	# the RSA AK's blob: an AK, signing with RSASSA-SHA256
+	run --separate-stderr tb checkquote -k "$D/rsak.blob" -n 99 "$T/q"
+	assert_success
+	[ "$output" = "$(t2_values 'sha256:7,10')" ]
+	# not the ECC AK's
+	run tb checkquote -k "$D/ak.blob" -n 99 "$T/q"
+	assert_failure 1
+	assert_output --partial "signature check failed"
 }
 
 @test "quote: after an extend the quote carries the new value; the old quote still holds the old" {

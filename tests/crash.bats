@@ -126,6 +126,15 @@ crash_trials() {
 		tb seal -p sha256:0 -o "$CD/blob2" "$CD/secret"
 }
 
+@test "crash: kill -9 during reseal -o leaves old, nothing or complete" {
+	has_applet reseal || skip "no reseal applet"
+	tb seal -p sha256:0 -o "$CD/rblob" "$CD/secret"
+	# A complete new blob is one that unseals to the secret.
+	crash_trials reseal "$CD/rblob2" \
+		'tb unseal "$out" 2>/dev/null | cmp -s - "$CD/secret"' -- \
+		tb reseal -p sha256:0 -o "$CD/rblob2" "$CD/rblob"
+}
+
 @test "crash: kill -9 during recover -o leaves old, nothing or complete" {
 	has_applet recover || skip "no recover applet"
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \

@@ -490,7 +490,7 @@ extended() {
 	}
 	const struct applet applet_zzbad = {
 		"zzbad", "defines a common option", "usage: zzbad\n", run,
-		"", longopts
+		"", longopts, 0
 	};
 	EOF
 	run env -u CFLAGS make -s -j2 -C "$d" BUILD="$d/b" BIN="$d/b/tpmbox" STATIC= "$d/b/tpmbox"

@@ -8,7 +8,9 @@
 #                  run in docs/hardening.md uses 1200)
 #   FAULT_SEED=S   proxy seed (default random; printed for replay)
 #   FAULT_APPLETS="a b"  only these applets (seal-escrow: seal with
-#                  escrow copies and a recovery code)
+#                  escrow copies and a recovery code; reseal-escrow:
+#                  reseal a blob that does not unseal, from its escrow
+#                  copy)
 
 load helpers/common
 
@@ -59,6 +61,18 @@ prep_state() {
 	   ! tb unseal --auth str:pw "$FD/blob" >/dev/null 2>&1; then
 		tb seal -p sha256:0 --auth str:pw -f -o "$FD/blob" \
 			"$FD/data32" >/dev/null 2>&1 || true
+	fi
+	# reseal-escrow's old blob: sealed to a PCR 0 value it never has,
+	# so it never unseals (exit 4) and reseal takes the escrow copy.
+	# Made again after clearall: under another SRK, unseal would stop
+	# earlier (exit 1), with fewer commands than the pass runs counted.
+	if has_applet reseal && [ -s "$FD/escrow.pem" ]; then
+		local rc=0
+		tb unseal "$FD/rblob" >/dev/null 2>&1 || rc=$?
+		[ "$rc" -eq 4 ] ||
+			tb seal -p "sha256:0=$(printf '%064d' 0)" -f \
+				--escrow "$FD/escrow.pem" -o "$FD/rblob" \
+				"$FD/data32" >/dev/null 2>&1 || true
 	fi
 	if has_applet akcreate && ! tb quote -k "$FD/ak.blob" -p sha256:0 \
 			-o "$FD/q.tmp" -f >/dev/null 2>&1; then
@@ -113,6 +127,20 @@ recipe() {
 			tb recover --recovery-code "file:$FD/code" "$OUT" |
 				cmp -s - "$FD/data32"' ;;
 	recover) return 2 ;;	# never opens the TPM
+	reseal) OUT=$FD/out
+		# unseal then seal in one process: an exit-0 blob must unseal
+		# to the data, with the new password
+		ARGS=(reseal --old-auth str:pw -p sha256:0 --auth str:pw2
+			-o "$OUT" "$FD/blob")
+		CHECK='tb unseal --auth str:pw2 "$OUT" | cmp -s - "$FD/data32"' ;;
+	reseal-escrow) OUT=$FD/out
+		# the old blob does not unseal (PCR 0): the escrow copy gives
+		# the secret, the TPM seals it again
+		[ -s "$FD/rblob" ] || return 2
+		ARGS=(reseal -k "$FD/escrow.key" -p sha256:0
+			--escrow "$FD/escrow.pem" -o "$OUT" "$FD/rblob")
+		CHECK='tb unseal "$OUT" | cmp -s - "$FD/data32" &&
+			tb recover -k "$FD/escrow.key" "$OUT" | cmp -s - "$FD/data32"' ;;
 	unseal) OUT=$FD/out
 		ARGS=(unseal --auth str:pw -o "$OUT" "$FD/blob")
 		# The response is HMAC-checked and encrypted: an exit-0 unseal
@@ -152,6 +180,7 @@ applets() {
 		# seal with escrow copies: its own recipe
 		[ -s "$FD/age.rcpt" ] && tb seal --help | grep -q -- --escrow &&
 			echo seal-escrow
+		[ -s "$FD/rblob" ] && echo reseal-escrow
 		has_applet clearall && echo clearall
 	fi
 }

@@ -22,6 +22,10 @@ void vkey_free(struct vkey *k);
 uint16_t vkey_type(const struct vkey *k);
 /* Key size in bits (RSA modulus, ECC curve). */
 size_t vkey_bits(const struct vkey *k);
+/* The raw public key: P-256 x (a) and y (b), 32 bytes each; or the RSA
+ * modulus (a) and exponent (*exp).  -1 for other keys. */
+int vkey_raw(const struct vkey *k, uint8_t *a, size_t acap, size_t *alen,
+	     uint8_t *b, size_t bcap, size_t *blen, uint32_t *exp);
 
 /* Verify a signature over digest (already hashed with hashalg, a TPM
  * algorithm ID).  sigalg TPM2_ALG_ECDSA: a/alen = r, b/blen = s;

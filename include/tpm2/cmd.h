@@ -20,11 +20,26 @@ struct tpm2_call;
 typedef void (*tpm_trace_fn)(char dir, uint32_t cc, const uint8_t *p,
 			     size_t n);
 
+struct tpm_trust;
+struct tpm2_auth;
+
 struct tpm {
 	struct xport x;
 	struct tberr *e;
 	tpm_trace_fn trace;
 	unsigned ncmds;		/* commands sent, for bench and tests */
+	/* The trust anchor and the process's salted session
+	 * (lib/tpm2/srk.c; NULL until set).  While a session is active,
+	 * tpm2_call adds it to every command whose answer the caller acts
+	 * on, so the TPM HMACs the response (attach, below). */
+	struct tpm_trust *trust;
+	/* Fill a for this call and return 1 to add it as the call's last
+	 * authorization; 0 leaves the call alone. */
+	int (*attach)(struct tpm *t, struct tpm2_call *c,
+		      struct tpm2_auth *a);
+	/* Called by tpm_close before the transport closes (flushes the
+	 * session and frees trust). */
+	void (*release)(struct tpm *t);
 	uint8_t cmd[TPM_BUF_SIZE];
 	uint8_t rsp[TPM_BUF_SIZE];
 };
@@ -44,6 +59,11 @@ struct tpm2_auth {
 	 * read into in) and decrypt the first response parameter. */
 	int (*rsp_auth)(void *sess, struct tpm2_call *c, struct tb *in,
 			struct tberr *e);
+	/* Set for a session that authorizes no handle of this call but is
+	 * there to have the TPM HMAC the response (audit) and perhaps
+	 * encrypt its first parameter (tpm2_session_audit). */
+	int audit;
+	int audit_enc;
 };
 
 struct tpm2_name {

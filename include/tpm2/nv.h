@@ -141,15 +141,14 @@ struct nv_access {
 
 /* The authorization an applet asked for, and what it became.  An auth
  * value given on the command line is never sent as a plain password: it
- * keys an HMAC session salted to the SRK (found at 0x81000001 or created
- * from the standard template and flushed afterwards), which also
- * encrypts the data of reads and writes (AES-CFB).  Without one, the
- * empty password is used. */
+ * keys the process's HMAC session salted to the SRK (tpm2/srk.h: pinned
+ * when a pin is set; with no pin and no SRK persisted, a NULL-hierarchy
+ * key), which also encrypts the data of reads and writes (AES-CFB).
+ * Without one, the empty password is used. */
 struct nv_auth {
 	struct authval v;
 	struct tpm2_auth a;
 	void *sess;		/* struct tpm2_session *, or NULL */
-	uint32_t srk;		/* SRK handle to flush, 0 if none */
 	const struct nv_access *x;	/* index access (nv_auth_begin) */
 	int given;		/* --auth or --owner-auth was given */
 };
@@ -172,7 +171,7 @@ int nv_auth_begin(struct tpm *t, struct nv_access *x, struct nv_auth *na,
  * (NV_DefineSpace: the new index's auth value). */
 int nv_hier_auth_begin(struct tpm *t, struct nv_auth *na, uint32_t hier,
 		       const char *spec, int encrypt);
-/* Wipe the auth value, flush the session and a transient SRK, keeping
+/* Wipe the auth value (the session is the process's: it stays), keeping
  * the error being reported.  Returns rc; after an authorization failure
  * (exit 4) of an index access, the error gets a hint naming what was
  * used and what to try. */

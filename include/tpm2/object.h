@@ -97,6 +97,12 @@ int tpm2_public_get2b(struct tb *b, struct tpm2_public *o, struct tberr *e);
 size_t tpm2_name_of(uint16_t name_alg, const uint8_t *raw, size_t n,
 		    uint8_t *out);
 
+/* Whether a public area the TPM returned for a created object is the
+ * template asked for: every field but the unique one (ECC points must be
+ * P-256 sized, RSA moduli the template's size). */
+int tpm2_public_same_template(const struct tpm2_public *made,
+			      const struct tpm2_public *tmpl);
+
 /* The TCG standard SRK template (TCG TPM v2.0 Provisioning Guidance,
  * storage key; EK Credential Profile template layout): ECC NIST P-256
  * (rsa = 0) or RSA-2048 (rsa = 1), nameAlg SHA-256, TPM2_SRK_ATTRS, empty
@@ -168,16 +174,6 @@ int tpm2_da_parameters(struct tpm *t, struct tpm2_auth *lockout,
 /* TPM2_Clear, authorized by TPM2_RH_LOCKOUT or TPM2_RH_PLATFORM. */
 int tpm2_clear(struct tpm *t, uint32_t auth_handle, struct tpm2_auth *a);
 
-/* Find or create the SRK: if 0x81000001 holds an object matching one of
- * the standard templates, *handle = 0x81000001 and *transient = 0;
- * otherwise (nothing there, or a different object) create an SRK from the
- * template (ECC unless rsa) under the owner hierarchy, *transient = 1 and
- * the caller flushes *handle.  owner_auth authorizes CreatePrimary (NULL:
- * empty password).  *found_other (may be NULL) is set when 0x81000001
- * holds an object that does not match the template.  pub gets the SRK's
- * public area and name. */
-int tpm2_srk_get(struct tpm *t, int rsa, const uint8_t *owner_auth,
-		 size_t owner_authlen, uint32_t *handle,
-		 struct tpm2_public *pub, int *transient, int *found_other);
+/* Finding the SRK and checking it against a pin: tpm2/srk.h. */
 
 #endif

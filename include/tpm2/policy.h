@@ -58,6 +58,9 @@ int tpm2_policy_pcr(struct tpm *t, uint32_t session,
 		    const uint8_t *pcrdigest, size_t n,
 		    const struct pcr_sel *sel);
 int tpm2_policy_authvalue(struct tpm *t, uint32_t session);
+/* TPM2_PolicyRestart: the session's digest back to zeros (to run the
+ * policy again after TPM_RC_PCR_CHANGED). */
+int tpm2_policy_restart(struct tpm *t, uint32_t session);
 int tpm2_policy_password(struct tpm *t, uint32_t session);
 /* *n gets the digest size (at most cap). */
 int tpm2_policy_getdigest(struct tpm *t, uint32_t session, uint8_t *out,

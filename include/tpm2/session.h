@@ -39,6 +39,7 @@ struct tpm2_public;
 #define TPMA_SESSION_CONTINUESESSION	0x01
 #define TPMA_SESSION_DECRYPT		0x20
 #define TPMA_SESSION_ENCRYPT		0x40
+#define TPMA_SESSION_AUDIT		0x80
 
 /* flags for tpm2_session_start */
 #define SESS_ENC_CMD	1	/* encrypt the first command parameter */
@@ -70,6 +71,18 @@ int tpm2_session_start(struct tpm *t, int type, uint32_t salt_handle,
  * authorize, placed after the handle authorizations) pass NULL, 0. */
 void tpm2_session_use(struct tpm2_session *s, struct tpm2_auth *a,
 		      const uint8_t *authval, size_t n);
+
+/* Fill a (for one tpm2_call) so this session authorizes nothing but
+ * makes the TPM HMAC the response: the audit attribute, keyed by the
+ * session key alone (so it proves something only for a salted session).
+ * enc_rsp: the TPM also encrypts the response's first parameter (a
+ * TPM2B).  Put it after the handle authorizations.  The value given to
+ * tpm2_session_use is kept for the session's next authorizing use. */
+void tpm2_session_audit(struct tpm2_session *s, struct tpm2_auth *a,
+			int enc_rsp);
+/* Whether s is one of the call's authorizations. */
+int tpm2_session_in_call(const struct tpm2_session *s,
+			 const struct tpm2_call *c);
 
 /* Change the encryption flags for the following commands. */
 void tpm2_session_set_flags(struct tpm2_session *s, int flags);

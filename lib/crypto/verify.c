@@ -172,6 +172,50 @@ size_t vkey_bits(const struct vkey *k)
 	       k->grp.pbits;
 }
 
+int vkey_raw(const struct vkey *k, uint8_t *a, size_t acap, size_t *alen,
+	     uint8_t *b, size_t bcap, size_t *blen, uint32_t *exp)
+{
+	*alen = *blen = 0;
+	*exp = 0;
+	if (vkey_type(k) == TPM2_ALG_ECC) {
+		if (k->grp.id != MBEDTLS_ECP_DP_SECP256R1 || acap < 32 ||
+		    bcap < 32 ||
+		    mbedtls_mpi_write_binary(&k->q.X, a, 32) ||
+		    mbedtls_mpi_write_binary(&k->q.Y, b, 32))
+			return -1;
+		*alen = *blen = 32;
+		return 0;
+	}
+	if (vkey_type(k) == TPM2_ALG_RSA) {
+		mbedtls_rsa_context *rsa = (mbedtls_rsa_context *)&k->rsa;
+		mbedtls_mpi n, e;
+		size_t len = mbedtls_rsa_get_len(rsa);
+		int r;
+
+		if (len > acap)
+			return -1;
+		mbedtls_mpi_init(&n);
+		mbedtls_mpi_init(&e);
+		r = mbedtls_rsa_export(rsa, &n, NULL, NULL, NULL, &e) ||
+		    mbedtls_mpi_write_binary(&n, a, len) ||
+		    mbedtls_mpi_bitlen(&e) > 32;
+		if (!r) {
+			uint8_t eb[4];
+
+			r = mbedtls_mpi_write_binary(&e, eb, 4);
+			*exp = (uint32_t)eb[0] << 24 | (uint32_t)eb[1] << 16 |
+			       (uint32_t)eb[2] << 8 | eb[3];
+		}
+		mbedtls_mpi_free(&n);
+		mbedtls_mpi_free(&e);
+		if (r)
+			return -1;
+		*alen = len;
+		return 0;
+	}
+	return -1;
+}
+
 static int verify_ecdsa(const struct vkey *k, const uint8_t *digest,
 			size_t dlen, const uint8_t *r, size_t rlen,
 			const uint8_t *s, size_t slen, struct tberr *e)

@@ -8,6 +8,8 @@
 #include "tpm2/attest.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
+#include "tpm2/session.h"
+#include "tpm2/srk.h"
 #include "tpmkey.h"
 
 #define AK_ATTRS (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | \
@@ -31,15 +33,36 @@ void ak_template(struct tpm2_public *p, int rsa)
 
 int ak_check_public(const struct tpm2_public *p, struct tberr *e)
 {
-	uint32_t need = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT;
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} need[] = {
+		{ TPMA_OBJECT_FIXEDTPM, "fixedTPM" },
+		{ TPMA_OBJECT_FIXEDPARENT, "fixedParent" },
+		{ TPMA_OBJECT_SENSITIVEDATAORIGIN, "sensitiveDataOrigin" },
+		{ TPMA_OBJECT_RESTRICTED, "restricted" },
+		{ TPMA_OBJECT_SIGN_ENCRYPT, "sign" },
+	};
+	size_t i;
 
-	if ((p->attrs & need) != need || (p->attrs & TPMA_OBJECT_DECRYPT))
-		return err_set(e, EX_FAIL, "AKBLOB: not a restricted signing "
-			       "key (attributes 0x%08x)", p->attrs);
+	/* A key the TPM made and can never export or let anyone import:
+	 * only then does its signature over a quote say "this TPM". */
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!(p->attrs & need[i].bit))
+			return err_set(e, EX_FAIL, "AK: not an attestation "
+				       "key: %s is not set (attributes "
+				       "0x%08x; an AK must be fixedTPM, "
+				       "fixedParent, sensitiveDataOrigin, "
+				       "restricted, sign)", need[i].name,
+				       p->attrs);
+	if (p->attrs & TPMA_OBJECT_DECRYPT)
+		return err_set(e, EX_FAIL, "AK: not an attestation key: it "
+			       "is also a decryption key (attributes 0x%08x)",
+			       p->attrs);
 	if (!((p->type == TPM2_ALG_ECC && p->scheme == TPM2_ALG_ECDSA) ||
 	      (p->type == TPM2_ALG_RSA && p->scheme == TPM2_ALG_RSASSA)) ||
 	    !hash_supported(p->scheme_hash))
-		return err_set(e, EX_FAIL, "AKBLOB: signing scheme 0x%04x/"
+		return err_set(e, EX_FAIL, "AK: signing scheme 0x%04x/"
 			       "0x%04x is not ECDSA or RSASSA with a SHA hash",
 			       p->scheme, p->scheme_hash);
 	return 0;
@@ -124,48 +147,61 @@ int ak_pub_pem(const struct tpm2_public *p, char **pem, size_t *n,
 	return 0;
 }
 
-/* The ECC P-256 SRK: the persistent one when it is that, else a
- * transient primary from the template (*flush set). */
+/* The ECC P-256 SRK (checked against the pin): the persistent one when
+ * it is that, else one made from the template (transient). */
 static int srk_ecc(struct tpm *t, const uint8_t *oa, size_t oalen,
-		   uint32_t *h, struct tpm2_public *pub, int *flush)
+		   struct tpm2_srk *k)
 {
-	struct tpm2_public tmpl;
-	struct tpm2_auth a;
-	int rc;
+	struct srk_want w;
 
-	if ((rc = tpm2_srk_get(t, 0, oa, oalen, h, pub, flush, NULL)))
-		return rc;
-	if (pub->type == TPM2_ALG_ECC)
-		return 0;
-	/* 0x81000001 holds the RSA SRK: AKs live under the ECC one. */
-	tpm2_srk_template(&tmpl, 0);
-	tpm2_auth_pw(&a, oa, oalen);
-	*flush = 1;
-	return tpm2_create_primary(t, TPM2_RH_OWNER, &a, &tmpl, NULL, 0, h,
-				   pub);
+	memset(&w, 0, sizeof(w));
+	w.rsa = 0;
+	w.exact = 1;	/* AKs live under the ECC one */
+	w.owner = oa;
+	w.ownerlen = oa ? oalen : 0;
+	return tpm2_srk_find(t, &w, k);
 }
 
 int ak_create(struct tpm *t, int rsa, const uint8_t *owner_auth,
 	      size_t owner_authlen, struct ak_blob *b,
 	      struct tpm2_public *pub)
 {
-	struct tpm2_public tmpl, srkpub;
+	struct tpm2_public tmpl;
 	struct tpm2_private priv;
-	uint32_t srk;
-	int flush = 0, rc;
+	struct tpm2_srk *k = calloc(1, sizeof(*k));
+	struct tpm2_session *s;
+	struct tpm2_auth a;
+	int rc;
 	struct tb w;
 
 	memset(b, 0, sizeof(*b));
+	if (!k)
+		return err_set(t->e, EX_FAIL, "out of memory");
 	ak_template(&tmpl, rsa);
-	if ((rc = srk_ecc(t, owner_auth, owner_authlen, &srk, &srkpub,
-			  &flush)))
+	/* The key comes back in a session salted to the (pinned) SRK, so
+	 * its HMAC proves the TPM made it: a key an interposer made would
+	 * not carry it. */
+	if ((rc = srk_ecc(t, owner_auth, owner_authlen, k)) ||
+	    (rc = tpm2_trust_start(t, k->handle, &k->pub))) {
+		tpm2_srk_put(t, k);
+		free(k);
 		return rc;
-	rc = tpm2_create(t, srk, srkpub.name, srkpub.namelen, NULL, &tmpl,
-			 NULL, 0, NULL, 0, &priv, pub);
-	if (flush)
-		tpm2_flush(t, srk);
+	}
+	s = tpm2_trust_session(t);
+	tpm2_session_set_flags(s, 0);
+	tpm2_session_use(s, &a, NULL, 0);
+	rc = tpm2_create(t, k->handle, k->pub.name, k->pub.namelen, &a,
+			 &tmpl, NULL, 0, NULL, 0, &priv, pub);
+	tpm2_srk_put(t, k);
+	free(k);
 	if (rc)
 		return rc;
+	if (!tpm2_public_same_template(pub, &tmpl) ||
+	    ak_check_public(pub, t->e)) {
+		explicit_bzero(&priv, sizeof(priv));
+		return err_set(t->e, EX_FAIL, "TPM2_Create: the key made is "
+			       "not the attestation key asked for");
+	}
 	b->parent = TPM2_RH_OWNER;
 	b->empty_auth = 1;
 	tb_init(&w, b->pub, sizeof(b->pub));
@@ -184,35 +220,40 @@ int ak_create(struct tpm *t, int rsa, const uint8_t *owner_auth,
 int ak_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner_auth,
 	    size_t owner_authlen, uint32_t *handle, struct tpm2_public *pub)
 {
-	struct tpm2_public srkpub;
+	struct tpm2_srk *k = calloc(1, sizeof(*k));
 	struct tpm2_private priv;
-	uint32_t parent;
-	int flush = 0, rc;
+	int rc;
 	struct tb r;
 
+	if (!k)
+		return err_set(t->e, EX_FAIL, "out of memory");
 	tb_init_read(&r, b->pub, b->publen);
-	if (tpm2_public_get2b(&r, pub, t->e))
+	if (tpm2_public_get2b(&r, pub, t->e)) {
+		free(k);
 		return err_prefix(t->e, "AKBLOB");
-	if ((rc = ak_check_public(pub, t->e)))
-		return rc;
+	}
+	if ((rc = ak_check_public(pub, t->e))) {
+		free(k);
+		return err_prefix(t->e, "AKBLOB");
+	}
 	tb_init_read(&r, b->priv, b->privlen);
 	priv.n = tb_get_tpm2b(&r, priv.b, sizeof(priv.b));
-	if (tb_err(&r))
+	if (tb_err(&r)) {
+		free(k);
 		return err_set(t->e, EX_FAIL, "AKBLOB: malformed private "
 			       "part");
+	}
 	if (b->parent == TPM2_RH_OWNER) {
-		rc = srk_ecc(t, owner_auth, owner_authlen, &parent, &srkpub,
-			     &flush);
+		rc = srk_ecc(t, owner_auth, owner_authlen, k);
 	} else {
-		parent = b->parent;
-		rc = tpm2_readpublic(t, parent, &srkpub);
+		k->handle = b->parent;
+		rc = tpm2_readpublic(t, k->handle, &k->pub);
 	}
-	if (rc == 0) {
-		rc = tpm2_load(t, parent, srkpub.name, srkpub.namelen, NULL,
+	if (rc == 0)
+		rc = tpm2_load(t, k->handle, k->pub.name, k->pub.namelen, NULL,
 			       &priv, pub, handle);
-		if (flush)
-			tpm2_flush(t, parent);
-	}
+	tpm2_srk_put(t, k);
+	free(k);
 	explicit_bzero(&priv, sizeof(priv));
 	if (rc && (rc == EX_AUTH || rc == EX_FAIL) && t->e->rc)
 		err_hint(t->e, "the AK was made under another SRK (a cleared "
@@ -265,19 +306,19 @@ int tpm2_quote(struct tpm *t, uint32_t key, const uint8_t *nonce,
 /* The quote must verify as a verifier will check it: a damaged response
  * (the signature is not covered by anything the TPM could check for us)
  * fails here, not later at the verifier. */
-static int quote_self_check(struct tpm *t, uint32_t key, const uint8_t *nonce,
-			    size_t nlen, const struct pcr_sel *sel,
-			    const struct quote *q)
+static int quote_self_check(struct tpm *t, const struct tpm2_public *pub,
+			    const uint8_t *nonce, size_t nlen,
+			    const struct pcr_sel *sel, const struct quote *q)
 {
-	struct tpm2_public pub;
 	struct quote_want w;
 	struct tberr ce;
 	char *pem = NULL;
 	size_t n;
 	int rc;
 
-	if ((rc = tpm2_readpublic(t, key, &pub)) ||
-	    (rc = ak_pub_pem(&pub, &pem, &n, t->e)))
+	/* The key the blob holds (TPM2_Load checked the loaded object has
+	 * its name), not what a ReadPublic answer says. */
+	if ((rc = ak_pub_pem(pub, &pem, &n, t->e)))
 		return rc;
 	memset(&w, 0, sizeof(w));
 	memset(&ce, 0, sizeof(ce));
@@ -286,6 +327,10 @@ static int quote_self_check(struct tpm *t, uint32_t key, const uint8_t *nonce,
 	w.nonce = nonce;
 	w.nonce_len = nlen;
 	w.sel = sel;
+	w.name = pub->name;	/* qualifiedSigner's algorithm and size */
+	w.namelen = pub->namelen;
+	w.scheme = pub->scheme;
+	w.scheme_hash = pub->scheme_hash;
 	rc = quote_check(q, &w, &ce);
 	free(pem);
 	if (rc)
@@ -294,8 +339,9 @@ static int quote_self_check(struct tpm *t, uint32_t key, const uint8_t *nonce,
 	return 0;
 }
 
-int ak_quote(struct tpm *t, uint32_t key, const uint8_t *nonce, size_t nlen,
-	     const struct pcr_sel *sel, struct quote *q)
+int ak_quote(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
+	     const uint8_t *nonce, size_t nlen, const struct pcr_sel *sel,
+	     struct quote *q)
 {
 	struct quote_attest a;
 	struct quote_sig s;
@@ -319,9 +365,56 @@ int ak_quote(struct tpm *t, uint32_t key, const uint8_t *nonce, size_t nlen,
 		if (quote_pcr_digest(s.hash, &q->vals, d) == 0 &&
 		    a.digest_len == hash_size(s.hash) &&
 		    memcmp(d, a.digest, a.digest_len) == 0)
-			return quote_self_check(t, key, nonce, nlen, sel, q);
+			return quote_self_check(t, pub, nonce, nlen, sel, q);
 		/* A PCR changed between the read and the quote. */
 	}
 	return err_set(t->e, EX_FAIL, "TPM2_Quote: the PCRs kept changing "
 		       "between reading and quoting them");
+}
+
+size_t ak_srk_qn(const uint8_t *srkname, size_t n, uint8_t *out)
+{
+	uint16_t alg = n >= 2 ? (uint16_t)(srkname[0] << 8 | srkname[1]) : 0;
+	struct hash_ctx *h = hash_new(alg);
+	uint8_t owner[4] = { 0x40, 0x00, 0x00, 0x01 };
+
+	if (!h)
+		return 0;
+	/* Part 1, 16: QN(owner) is its handle; QN(SRK) = H(QN(owner) ||
+	 * Name(SRK)). */
+	out[0] = srkname[0];
+	out[1] = srkname[1];
+	hash_update(h, owner, 4);
+	hash_update(h, srkname, n);
+	hash_final(h, out + 2);
+	return 2 + hash_size(alg);
+}
+
+int ak_pub_load(const uint8_t *data, size_t n, struct tpm2_public *pub,
+		struct tberr *e)
+{
+	struct ak_blob *b = malloc(sizeof(*b));
+	struct tberr ignore;
+	struct tb r;
+	int rc;
+
+	if (!b)
+		return err_set(e, EX_FAIL, "out of memory");
+	memset(&ignore, 0, sizeof(ignore));
+	if (ak_blob_decode(data, n, b, &ignore) == 0) {
+		tb_init_read(&r, b->pub, b->publen);
+		rc = tpm2_public_get2b(&r, pub, e) ? EX_FAIL :
+		     ak_check_public(pub, e);
+		explicit_bzero(b, sizeof(*b));
+		free(b);
+		return rc ? rc : AK_PUB_BLOB;
+	}
+	free(b);
+	if (n >= 2 && ((size_t)data[0] << 8 | data[1]) == n - 2 &&
+	    tpm2_public_parse(data + 2, n - 2, pub, &ignore) == 0) {
+		if ((rc = ak_check_public(pub, e)))
+			return rc;
+		return AK_PUB_TPM2B;
+	}
+	return AK_PUB_NONE;
 }

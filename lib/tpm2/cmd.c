@@ -126,6 +126,8 @@ void tpm_close(struct tpm *t)
 {
 	if (!t)
 		return;
+	if (t->release)
+		t->release(t);
 	xport_close(&t->x);
 	tpm_wipe(t);
 	free(t);
@@ -324,7 +326,7 @@ static void lockout_hint(struct tpm *t)
 			 "lockout auth resets it", cnt, max);
 }
 
-int tpm2_call(struct tpm *t, struct tpm2_call *c)
+static int call(struct tpm *t, struct tpm2_call *c)
 {
 	struct tb b;
 	size_t auth_at, auth_len, rlen;
@@ -378,4 +380,19 @@ int tpm2_call(struct tpm *t, struct tpm2_call *c)
 		err_hint(t->e, "start it with TPM2_Startup (for swtpm: "
 			 "--flags startup-clear); tpmbox never sends it");
 	return t->e->code;
+}
+
+int tpm2_call(struct tpm *t, struct tpm2_call *c)
+{
+	struct tpm2_auth extra;
+	int added = 0, rc;
+
+	if (t->attach && c->na < 3 && t->attach(t, c, &extra)) {
+		c->auth[c->na++] = &extra;
+		added = 1;
+	}
+	rc = call(t, c);
+	if (added)
+		c->auth[--c->na] = NULL;
+	return rc;
 }

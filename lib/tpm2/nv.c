@@ -11,6 +11,7 @@
 #include "tpm2/object.h"
 #include "tpm2/rc.h"
 #include "tpm2/session.h"
+#include "tpm2/srk.h"
 
 /* Largest chunk we marshal, whatever the TPM reports: the command must
  * fit TPM_BUF_SIZE with room for handles and a session. */
@@ -570,45 +571,18 @@ int tpm2_nv_setbits(struct tpm *t, struct nv_access *x, uint64_t bits)
 
 /* ---- choosing the authorization ---- */
 
-/* Start an HMAC session salted to a TPM key for na->v, encrypting as
- * flags say.  The key: the SRK at 0x81000001 when it is a standard one,
- * else a primary key from the SRK template in the null hierarchy, which
- * needs no authorization (so the owner's value is never sent to make
- * it) and is flushed afterwards.  Nothing here pins the key's name: the
- * salt defeats a bus sniffer, not a TPM impostor. */
+/* Authorize with na->v in the process's salted session (tpm2/srk.h:
+ * salted to the SRK, pinned when a pin is set; with no pin and no
+ * standard SRK persisted, to a NULL-hierarchy key), encrypting as flags
+ * say.  The value keys the HMAC and never crosses the bus. */
 static int salted(struct tpm *t, struct nv_auth *na, int flags)
 {
-	struct tpm2_public *pub, *tmpl;
-	struct tpm2_session *s = NULL;
-	uint32_t key = TPM2_SRK_HANDLE;
+	struct tpm2_session *s;
 	int rc;
 
-	pub = calloc(2, sizeof(*pub));
-	if (!pub)
-		return err_set(t->e, EX_FAIL, "out of memory");
-	tmpl = pub + 1;
-	rc = tpm2_readpublic(t, TPM2_SRK_HANDLE, pub);
-	if (rc && rc != EX_NOENT) {
-		free(pub);
+	if ((rc = tpm2_trust_need(t, &s)))
 		return rc;
-	}
-	if (rc || !tpm2_srk_matches(pub, NULL)) {
-		err_clear(t->e);	/* no SRK: not an error, we make one */
-		tpm2_srk_template(tmpl, 0);
-		rc = tpm2_create_primary(t, TPM2_RH_NULL, NULL, tmpl, NULL, 0,
-					 &key, pub);
-		if (rc) {
-			free(pub);
-			return err_prefix(t->e, "creating the key that salts "
-					  "the session");
-		}
-		na->srk = key;
-	}
-	rc = tpm2_session_start(t, TPM2_SE_HMAC, key, pub, TPM2_RH_NULL,
-				NULL, 0, flags, &s);
-	free(pub);
-	if (rc)
-		return rc;
+	tpm2_session_set_flags(s, flags);
 	na->sess = s;
 	tpm2_session_use(s, &na->a, na->v.v, na->v.n);
 	return 0;
@@ -663,11 +637,14 @@ int nv_auth_begin(struct tpm *t, struct nv_access *x, struct nv_auth *na,
 			       p->index, what, attrs);
 	}
 	x->a = &na->a;
-	if (!spec) {
+	/* The empty value as a password, unless a process session is up
+	 * (a pin is set): then it authorizes, and its HMAC covers the
+	 * answer. */
+	if (!spec && !tpm2_trust_session(t)) {
 		tpm2_auth_pw(&na->a, NULL, 0);
 		return 0;
 	}
-	if ((rc = auth_parse(spec, &na->v, t->e)))
+	if (spec && (rc = auth_parse(spec, &na->v, t->e)))
 		return rc;
 	return salted(t, na, op == NV_OP_READ ? SESS_ENC_RSP :
 		      op == NV_OP_WRITE ? SESS_ENC_CMD : 0);
@@ -681,7 +658,7 @@ int nv_hier_auth_begin(struct tpm *t, struct nv_auth *na, uint32_t hier,
 	memset(na, 0, sizeof(*na));
 	if (spec && (rc = auth_parse(spec, &na->v, t->e)))
 		return rc;
-	if (!spec && !encrypt) {
+	if (!spec && !encrypt && !tpm2_trust_session(t)) {
 		tpm2_auth_pw(&na->a, NULL, 0);
 		return 0;
 	}
@@ -709,11 +686,8 @@ int nv_auth_end(struct tpm *t, struct nv_auth *na, int rc)
 {
 	struct tberr keep = *t->e;
 
-	/* Cleanup must not replace the error being reported. */
-	if (na->sess)
-		tpm2_session_flush(t, na->sess);
-	if (na->srk)
-		tpm2_flush(t, na->srk);
+	/* Cleanup must not replace the error being reported.  The session
+	 * is the process's: it goes with the connection. */
 	*t->e = keep;
 	if (rc && na->x)
 		nv_auth_hint(t->e, na->x, na->given);

@@ -1,5 +1,6 @@
 /* Objects: TPMT_PUBLIC, names, the standard SRK, and the object and
  * hierarchy commands (Part 3, 12, 24, 26, 28). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto/hash.h"
@@ -237,6 +238,41 @@ int tpm2_srk_matches(const struct tpm2_public *p, int *rsa)
 	if (ok && rsa)
 		*rsa = p->type == TPM2_ALG_RSA;
 	return ok;
+}
+
+/* p's wire form with the unique field left empty. */
+static size_t marshal_no_unique(const struct tpm2_public *p, uint8_t *buf,
+				size_t cap)
+{
+	struct tpm2_public *q = malloc(sizeof(*q));
+	struct tb b;
+
+	if (!q)
+		return 0;
+	*q = *p;
+	q->ecc_xlen = q->ecc_ylen = q->rsa_nlen = q->uniquelen = 0;
+	tb_init(&b, buf, cap);
+	tpm2_public_marshal(&b, q);
+	free(q);
+	return tb_err(&b) ? 0 : b.len;
+}
+
+int tpm2_public_same_template(const struct tpm2_public *p,
+			      const struct tpm2_public *t)
+{
+	uint8_t a[TPM2_PUBLIC_MAX], b[TPM2_PUBLIC_MAX];
+	size_t an = marshal_no_unique(p, a, sizeof(a));
+	size_t bn = marshal_no_unique(t, b, sizeof(b));
+
+	if (!an || an != bn || memcmp(a, b, an))
+		return 0;
+	/* The unique field must be what the type makes. */
+	if (p->type == TPM2_ALG_RSA)
+		return p->rsa_nlen == (size_t)t->rsa_bits / 8;
+	if (p->type == TPM2_ALG_ECC)
+		return p->curve == TPM2_ECC_NIST_P256 && p->ecc_xlen == 32 &&
+		       p->ecc_ylen == 32;
+	return 1;
 }
 
 /* The empty-password authorization used when a caller passes NULL. */
@@ -562,34 +598,4 @@ int tpm2_clear(struct tpm *t, uint32_t auth_handle, struct tpm2_auth *a)
 	if (auth_handle == TPM2_RH_LOCKOUT)
 		tpm2_auth_rsp_value(c.auth[0], NULL, 0);
 	return tpm2_call(t, &c);
-}
-
-int tpm2_srk_get(struct tpm *t, int rsa, const uint8_t *owner_auth,
-		 size_t owner_authlen, uint32_t *handle,
-		 struct tpm2_public *pub, int *transient, int *found_other)
-{
-	struct tpm2_public tmpl;
-	struct tpm2_auth a;
-	int rc;
-
-	*transient = 0;
-	if (found_other)
-		*found_other = 0;
-	rc = tpm2_readpublic(t, TPM2_SRK_HANDLE, pub);
-	if (rc == 0 && tpm2_srk_matches(pub, NULL)) {
-		*handle = TPM2_SRK_HANDLE;
-		return 0;
-	}
-	if (rc == 0 && found_other)
-		*found_other = 1;
-	if (rc && rc != EX_NOENT)
-		return rc;
-	err_clear(t->e);
-	tpm2_srk_template(&tmpl, rsa);
-	tpm2_auth_pw(&a, owner_auth, owner_authlen);
-	if ((rc = tpm2_create_primary(t, TPM2_RH_OWNER, &a, &tmpl, NULL, 0,
-				      handle, pub)))
-		return rc;
-	*transient = 1;
-	return 0;
 }

@@ -152,6 +152,11 @@ int tpm2_policy_pcr(struct tpm *t, uint32_t session,
 	return policy_cmd(t, TPM2_CC_PolicyPCR, session, b.p, b.len);
 }
 
+int tpm2_policy_restart(struct tpm *t, uint32_t session)
+{
+	return policy_cmd(t, TPM2_CC_PolicyRestart, session, NULL, 0);
+}
+
 int tpm2_policy_authvalue(struct tpm *t, uint32_t session)
 {
 	return policy_cmd(t, TPM2_CC_PolicyAuthValue, session, NULL, 0);

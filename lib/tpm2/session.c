@@ -95,11 +95,13 @@ static int sess_index(const struct tpm2_session *s,
 	return -1;
 }
 
-/* Whether the session authorizes a handle of this call. */
+/* Whether the session authorizes a handle of this call (an audit use
+ * authorizes nothing, whatever the session was last used for). */
 static int authorizes(const struct tpm2_session *s,
 		      const struct tpm2_call *c, int idx)
 {
-	return s->has_auth && idx >= 0 && idx < c->nh;
+	return s->has_auth && idx >= 0 && idx < c->nh && idx < c->na &&
+	       !c->auth[idx]->audit;
 }
 
 /* The authValue part of the command HMAC key. */
@@ -185,6 +187,14 @@ static int sess_cmd(void *sp, struct tpm2_call *c, int phase, struct tb *out,
 		if (rng_bytes(s->nonce_caller, SESS_DLEN))
 			return err_set(e, EX_FAIL, "no random numbers");
 		s->attrs = TPMA_SESSION_CONTINUESESSION;
+		if (c->auth[idx]->audit) {
+			/* Only there for the response HMAC (and maybe to
+			 * encrypt the response's first parameter). */
+			s->attrs |= TPMA_SESSION_AUDIT;
+			if (c->auth[idx]->audit_enc)
+				s->attrs |= TPMA_SESSION_ENCRYPT;
+			return 0;
+		}
 		if (s->flags & SESS_ENC_CMD)
 			s->attrs |= TPMA_SESSION_DECRYPT;
 		if (s->flags & SESS_ENC_RSP)
@@ -520,6 +530,24 @@ void tpm2_session_use(struct tpm2_session *s, struct tpm2_auth *a,
 		memcpy(s->auth, authval, n);
 	s->authlen = n;
 	s->rsp_override = 0;
+}
+
+void tpm2_session_audit(struct tpm2_session *s, struct tpm2_auth *a,
+			int enc_rsp)
+{
+	memset(a, 0, sizeof(*a));
+	a->handle = s->handle;
+	a->sess = s;
+	a->cmd_auth = sess_cmd;
+	a->rsp_auth = sess_rsp;
+	a->audit = 1;
+	a->audit_enc = enc_rsp;
+}
+
+int tpm2_session_in_call(const struct tpm2_session *s,
+			 const struct tpm2_call *c)
+{
+	return sess_index(s, c) >= 0;
 }
 
 void tpm2_auth_rsp_value(struct tpm2_auth *a, const uint8_t *v, size_t n)

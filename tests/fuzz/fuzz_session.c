@@ -59,6 +59,7 @@
 #include "tpm2/pcr.h"
 #include "tpm2/policy.h"
 #include "tpm2/session.h"
+#include "tpm2/srk.h"
 #include "xport_stub.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

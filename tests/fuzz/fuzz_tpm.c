@@ -13,6 +13,7 @@
 #include "tpm2/pcr.h"
 #include "tpm2/random.h"
 #include "tpm2/session.h"
+#include "tpm2/srk.h"
 #include "quote.h"
 #include "xport_stub.h"
 
@@ -136,10 +137,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 10: {
 		struct pcr_sel sel;
 		struct quote *q = malloc(sizeof(*q));
+		struct tpm2_public ak;
 
+		ak_template(&ak, arg & 1);
 		if (q && pcr_sel_parse("sha256:0,7", &sel, &e) == 0)
-			ak_quote(t, 0x80000001, (const uint8_t *)"nonce", 5,
-				 &sel, q);
+			ak_quote(t, 0x80000001, &ak, (const uint8_t *)"nonce",
+				 5, &sel, q);
 		free(q);
 		break;
 	}

@@ -16,6 +16,7 @@ tiny="musl-tools"
 # make check: every tool a test calls, on a fresh minbase root.
 check="$demo $tiny swtpm-tools bats bats-assert bats-support tpm2-tools socat
 	openssl age xxd jq bc file procps passwd groff-base python3 time util-linux
+	strace
 	clang clang-tools libclang-rt-14-dev valgrind cppcheck
 	qemu-system-x86 ovmf busybox-static cpio cryptsetup-bin initramfs-tools-core"
 # The VM's LUKS scenarios build real images: cryptsetup's initramfs hook

@@ -18,6 +18,7 @@
 #include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "tpm2/session.h"
+#include "tpm2/srk.h"
 
 static int fail(struct tberr *e)
 {

@@ -291,11 +291,18 @@ static void test_keys_cms(void)
 	free(out);
 	CHECK(cms_open_key(&m, &kpkcs1, &out, &n, &e) == 0);
 	free(out);
+	/* OpenSSL names the certificate's key by issuer and serial */
+	CHECK(cms_names_key(&m, 0, &rsa) == 1);
+	CHECK(cms_names_key(&m, 0, &ec384) == 0);
+	CHECK(cms_names_key(&m, 0, &small) == 0);
 	CHECK(cms_parse(ossl_ec_cms, sizeof(ossl_ec_cms), &m, &e) == 0);
 	CHECK(cms_open_key(&m, &kec384, &out, &n, &e) == 0);
 	CHECK(n == 19 && memcmp(out, "openssl made this\r\n", 19) == 0);
 	free(out);
 	CHECK(cms_open_key(&m, &kec256, &out, &n, &e) == EX_AUTH && !out);
+	CHECK(cms_names_key(&m, 0, &ec384) == 1);
+	CHECK(cms_names_key(&m, 0, &ec256) == 0);
+	CHECK(cms_names_key(&m, 0, &rsa) == 0);
 	CHECK(cms_parse(ossl_kek_cms, sizeof(ossl_kek_cms), &m, &e) == 0);
 	CHECK(cms_kekid(&m, 0, &id, &idlen) == 0 && idlen == 3 &&
 	      memcmp(id, "\x0a\x0b\x0c", 3) == 0);
@@ -320,6 +327,18 @@ static void test_keys_cms(void)
 	CHECK(cms_parse(der, dlen, &m, &e) == 0);
 	CHECK(cms_count(&m, CMS_KTRI) == 1 && cms_count(&m, CMS_KARI) == 2 &&
 	      cms_count(&m, CMS_KEKRI) == 1);
+	/* each key is named by exactly one RecipientInfo (of its type), the
+	 * 1024-bit key by none */
+	{
+		const struct pubkey *ks[4] = { &rsa, &ec256, &ec384, &small };
+		size_t i, j, hits;
+
+		for (j = 0; j < 4; j++) {
+			for (i = hits = 0; i < m.nri; i++)
+				hits += (size_t)cms_names_key(&m, i, ks[j]);
+			CHECK(hits == (j < 3));
+		}
+	}
 	CHECK(cms_open_key(&m, &krsa, &out, &n, &e) == 0 && n == 6);
 	free(out);
 	CHECK(cms_open_key(&m, &kec256, &out, &n, &e) == 0 && n == 6);

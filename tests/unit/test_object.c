@@ -7,6 +7,7 @@
  * exponent 0, unique of 256 zero bytes.  That swtpm derives the same
  * key from these bytes as tpm2-tools does is checked in takeown.bats. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "crypto/hash.h"
 #include "hex.h"
@@ -192,8 +193,45 @@ static void test_ecc_signing(void)
 	      q.sym_alg == TPM2_ALG_NULL && q.rawlen == p.rawlen);
 }
 
+/* A created object is its template but for the unique field. */
+static void test_same_template(void)
+{
+	struct tpm2_public t, p, q;
+	struct tberr e;
+
+	tpm2_srk_template(&t, 0);
+	p = t;
+	memset(p.ecc_x, 0x11, 32);
+	memset(p.ecc_y, 0x22, 32);
+	CHECK(tpm2_public_finish(&p) == 0);
+	/* as the TPM's answer is read: parsed from its bytes */
+	CHECK(tpm2_public_parse(p.raw, p.rawlen, &q, &e) == 0);
+	CHECK(tpm2_public_same_template(&q, &t));
+	q.attrs &= ~TPMA_OBJECT_FIXEDTPM;
+	CHECK(!tpm2_public_same_template(&q, &t));
+	CHECK(tpm2_public_parse(p.raw, p.rawlen, &q, &e) == 0);
+	q.sym_bits = 256;
+	CHECK(!tpm2_public_same_template(&q, &t));
+	CHECK(tpm2_public_parse(p.raw, p.rawlen, &q, &e) == 0);
+	q.ecc_xlen = 31;
+	CHECK(!tpm2_public_same_template(&q, &t));
+	CHECK(tpm2_public_parse(p.raw, p.rawlen, &q, &e) == 0);
+	q.policylen = 32;
+	CHECK(!tpm2_public_same_template(&q, &t));
+	/* RSA: the modulus must have the template's size */
+	tpm2_srk_template(&t, 1);
+	p = t;
+	memset(p.rsa_n, 0x5a, 256);
+	CHECK(tpm2_public_finish(&p) == 0);
+	CHECK(tpm2_public_parse(p.raw, p.rawlen, &q, &e) == 0);
+	CHECK(tpm2_public_same_template(&q, &t));
+	q.rsa_nlen = 128;
+	CHECK(!tpm2_public_same_template(&q, &t));
+}
+
 int main(void)
 {
+	test_same_template();
 	test_srk_ecc();
 	test_srk_rsa();
 	test_parse_errors();

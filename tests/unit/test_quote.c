@@ -9,6 +9,7 @@
 #include "pem.h"
 #include "hex.h"
 #include "quote.h"
+#include "tpm2/attest.h"
 #include "tpm2/constants.h"
 #include "unit.h"
 
@@ -54,8 +55,8 @@ static void fixture(struct quote *q)
 static int check(const struct quote *q, const char *nonce, struct tberr *e)
 {
 	uint8_t n[64];
-	struct quote_want w = { (const uint8_t *)ak_pem, sizeof(ak_pem) - 1,
-				NULL, 0, NULL };
+	struct quote_want w = { .key = (const uint8_t *)ak_pem,
+				.keylen = sizeof(ak_pem) - 1 };
 
 	if (nonce) {
 		w.nonce = n;
@@ -162,8 +163,10 @@ static void test_check(void)
 	{
 		struct pcr_sel want = q.sel;
 		uint8_t n[3] = { 0xc0, 0xff, 0xee };
-		struct quote_want w = { (const uint8_t *)ak_pem,
-					sizeof(ak_pem) - 1, n, 3, &want };
+		struct quote_want w = { .key = (const uint8_t *)ak_pem,
+					.keylen = sizeof(ak_pem) - 1,
+					.nonce = n, .nonce_len = 3,
+					.sel = &want };
 
 		fixture(&q);
 		CHECK(quote_check(&q, &w, &e) == 0);
@@ -175,8 +178,8 @@ static void test_check(void)
 
 	/* an unparsable key is a usage error, not a verdict */
 	{
-		struct quote_want w = { (const uint8_t *)"junk", 4, NULL, 0,
-					NULL };
+		struct quote_want w = { .key = (const uint8_t *)"junk",
+					.keylen = 4 };
 
 		fixture(&q);
 		CHECK(quote_check(&q, &w, &e) == EX_USAGE);
@@ -426,6 +429,149 @@ static void test_bitflips(void)
 	free(r);
 }
 
+/* The signer: a quote tpmbox made on swtpm 0.7.1 with an AK from akcreate
+ * (nonce 01, sha256:0, PCR 0 all zero) under the SRK named srk_name.
+ * tpm2_readpublic -q printed srk_qn for the SRK; tpm2_print showed the
+ * quote's qualifiedSigner, which is QN(AK) = nameAlg || H(srk_qn ||
+ * ak_name) (Part 1, "Qualified Name"). */
+static const char q2_attest[] =
+	"ff54434780180022000b8daef4acef3c1157a35bde6e9b69b2a5f7a9f88830725e"
+	"4e7f341fa3f0a7484f00010100000000000019f5f972d4976ca3bbc80132880"
+	"0a353b2894200000001000b03010000002066687aadf862bd776c8fc18b8e9f8e"
+	"20089714856ee233b3902a591d0d5f2925";
+static const char q2_sig[] =
+	"0018000b00205bfe4d69249a4471d141e71f7f46d64bb601b23f677a34053111b7"
+	"631777d3e90020b21b14f8c67f5317662eeed0cfaab051c8f5b9bd5292857cdc85"
+	"234c40d923db";
+static const char q2_tpub[] =
+	"00580023000b00050072000000100018000b000300100020aec75bdf301d2d23aa"
+	"7feb339497b6121d32a3275031832e44e1044ef8fe3c9400202901af05ff1c5f51"
+	"d3f65f44bdb7b7ac3523f0bd25043b0f53fdbf7c8c8fd609";
+static const char q2_ak_name[] =
+	"000bad196b83126ee86ee8f3c1520cc121fe04571ae741d619662e42d0e62c039f23";
+static const char q2_srk_name[] =
+	"000b2ec5eccff6f433646624de464c6eb7affa0a392f393ead7a6cb4558988be6d17";
+static const char q2_srk_qn[] =
+	"000b718bbbbbbaa9b4791784652cd80d0f173946436cbf731f3c7a665026e2650f63";
+
+static void test_signer(void)
+{
+	static struct quote q;
+	struct tpm2_public *ak = malloc(sizeof(*ak));
+	struct quote_want w;
+	struct tberr e;
+	uint8_t tp[200], srk[34], qn[TPM2_NAME_MAX], want[34], other[34];
+	size_t tn = (size_t)hex_decode(q2_tpub, tp, sizeof(tp));
+	char *pem = NULL;
+	size_t pn, qnl;
+
+	memset(&q, 0, sizeof(q));
+	q.attest_len = (size_t)hex_decode(q2_attest, q.attest,
+					  sizeof(q.attest));
+	q.sig_len = (size_t)hex_decode(q2_sig, q.sig, sizeof(q.sig));
+	q.sel.n = 1;
+	q.sel.b[0].alg = TPM2_ALG_SHA256;
+	q.sel.b[0].mask = 1;
+	q.vals.n = 1;
+	q.vals.v[0] = (struct pcr_val){ TPM2_ALG_SHA256, 0, 32, {0} };
+
+	/* the TPM2B_PUBLIC: an AK, and its name is the one akcreate gave */
+	CHECK(ak_pub_load(tp, tn, ak, &e) == AK_PUB_TPM2B);
+	hex_decode(q2_ak_name, want, sizeof(want));
+	CHECK(ak->namelen == 34 && memcmp(ak->name, want, 34) == 0);
+	/* the SRK's QN from its name, as the TPM reported it */
+	hex_decode(q2_srk_name, srk, sizeof(srk));
+	hex_decode(q2_srk_qn, want, sizeof(want));
+	qnl = ak_srk_qn(srk, 34, qn);
+	CHECK(qnl == 34 && memcmp(qn, want, 34) == 0);
+	CHECK(ak_srk_qn(srk, 1, qn) == 0);
+
+	CHECK(ak_pub_pem(ak, &pem, &pn, &e) == 0);
+	memset(&w, 0, sizeof(w));
+	w.key = (const uint8_t *)pem;
+	w.keylen = pn;
+	CHECK(quote_check(&q, &w, &e) == 0);
+	w.name = ak->name;
+	w.namelen = ak->namelen;
+	w.scheme = ak->scheme;
+	w.scheme_hash = ak->scheme_hash;
+	CHECK(quote_check(&q, &w, &e) == 0);
+	w.parent_qn = qn;
+	w.parent_qnlen = qnl;
+	CHECK(quote_check(&q, &w, &e) == 0);
+	/* another SRK: the AK is not the one under it */
+	memcpy(other, qn, 34);
+	other[33] ^= 1;
+	w.parent_qn = other;
+	CHECK(quote_check(&q, &w, &e) == EX_FAIL);
+	CHECK(msg_has(&e, "signer check failed: qualifiedSigner 000b8daef4"));
+	CHECK(msg_has(&e, "is not this AK under this SRK"));
+	/* another AK's name under the right SRK */
+	memcpy(other, ak->name, 34);
+	other[2] ^= 0x80;
+	w.parent_qn = qn;
+	w.name = other;
+	CHECK(quote_check(&q, &w, &e) == EX_FAIL);
+	CHECK(msg_has(&e, "signer check failed"));
+	/* a name of another algorithm: not even the right kind of QN */
+	other[1] = 0x04;	/* SHA-1 */
+	w.parent_qn = NULL;
+	w.namelen = 22;
+	CHECK(quote_check(&q, &w, &e) == EX_FAIL);
+	CHECK(msg_has(&e, "not a qualified name of the AK's name algorithm"));
+	/* the key's own scheme, not another */
+	w.name = ak->name;
+	w.namelen = ak->namelen;
+	w.scheme_hash = TPM2_ALG_SHA384;
+	CHECK(quote_check(&q, &w, &e) == EX_FAIL);
+	CHECK(msg_has(&e, "signature check failed: signed with scheme"));
+	w.scheme_hash = ak->scheme_hash;
+	CHECK(quote_check(&q, &w, &e) == 0);
+
+	/* attributes: each one an AK must have, taken away, is refused */
+	{
+		static const uint32_t bits[] = { 1u << 1, 1u << 4, 1u << 5,
+						 1u << 16, 1u << 18 };
+		static const char *names[] = { "fixedTPM", "fixedParent",
+					       "sensitiveDataOrigin",
+					       "restricted", "sign" };
+		uint8_t t2[200];
+		size_t i;
+
+		for (i = 0; i < 5; i++) {
+			uint32_t a;
+
+			memcpy(t2, tp, tn);
+			/* TPMA_OBJECT at offset 2 (size) + 2 + 2 */
+			a = (uint32_t)t2[6] << 24 | (uint32_t)t2[7] << 16 |
+			    (uint32_t)t2[8] << 8 | t2[9];
+			a &= ~bits[i];
+			t2[6] = (uint8_t)(a >> 24);
+			t2[7] = (uint8_t)(a >> 16);
+			t2[8] = (uint8_t)(a >> 8);
+			t2[9] = (uint8_t)a;
+			CHECK(ak_pub_load(t2, tn, ak, &e) == EX_FAIL);
+			CHECK(msg_has(&e, names[i]));
+		}
+		/* also a decryption key */
+		memcpy(t2, tp, tn);
+		t2[7] |= 0x02;	/* decrypt, bit 17 */
+		CHECK(ak_pub_load(t2, tn, ak, &e) == EX_FAIL);
+		CHECK(msg_has(&e, "also a decryption key"));
+		/* a size that does not cover it, a PEM: neither is a
+		 * TPM2B_PUBLIC; the caller treats them as bare keys */
+		memcpy(t2, tp, tn);
+		t2[1]--;
+		CHECK(ak_pub_load(t2, tn, ak, &e) == AK_PUB_NONE);
+		CHECK(ak_pub_load((const uint8_t *)pem, pn, ak, &e) ==
+		      AK_PUB_NONE);
+		for (i = 0; i < tn; i++)
+			CHECK(ak_pub_load(tp, i, ak, &e) == AK_PUB_NONE);
+	}
+	free(pem);
+	free(ak);
+}
+
 int main(void)
 {
 	test_attest();
@@ -436,5 +582,6 @@ int main(void)
 	test_pem();
 	test_replay();
 	test_bitflips();
+	test_signer();
 	return unit_done("quote");
 }
