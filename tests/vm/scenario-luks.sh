@@ -11,7 +11,9 @@
 #            kernel overlays it): unseal refused (exit 4), the prompt
 #            comes; a mistyped recovery code is refused and asked again;
 #            the right one opens the volume through tpmbox recover;
-#   3. pass: the same with the volume's passphrase typed.
+#   3. pass: the same with the volume's passphrase typed;
+#   4. the same volume with an image dracut builds with tpmbox's module
+#      (no systemd): TPM unlock with the cap, then the recovery code.
 # Prints TAP lines; exit 0 all passed, 1 a check failed, 77 skipped (why
 # on stdout as a comment).  Run by tests/vm/run.sh (make vmtest).
 cd "$(dirname "$0")/../.." || exit 3
@@ -202,6 +204,67 @@ boot luks-pass "$W/initrd-moved.img" typed "$(cat "$W/pass")"
 sed 's/^/# /' "$VM_DIR/luks-pass.boot"
 tap_of luks-pass "passphrase"
 check "passphrase: one prompt, the passphrase's keyslot opened the root" [ "$(prompts luks-pass)" = 1 ]
+
+# ---- the same volume opened by a dracut image (no systemd) ----
+# dracut-core's own tools, with tpmbox's module added to a copy of its
+# modules.d; dracut's crypt module stays out of the way (rd.luks=0): the
+# module's settled hook opens the volume with the keyscript's output.
+if ! command -v dracut >/dev/null; then
+	echo "# dracut: skipped, dracut-core is not installed (make check installs it)"
+else
+	D=$W/dracut
+	mkdir -p "$D/bin" "$D/conf.d"
+	cp -a /usr/lib/dracut/modules.d "$D/modules.d"
+	mkdir -p "$D/modules.d/90tpmbox"
+	cp initramfs/dracut/90tpmbox/* initramfs/tpmbox-unlock "$D/modules.d/90tpmbox/"
+	cp "$TPMBOX" "$D/bin/tpmbox"
+	made=
+	for m in /lib/modules /etc/tpmbox /boot; do
+		[ -d "$m" ] || { mkdir "$m" && made="$made $m"; }
+	done
+	t0=$(date +%s)
+	DRACUT_PATH="$D/bin /sbin /bin /usr/sbin /usr/bin" TPMBOX_ETC=$W/etc TPMBOX_CRYPTTAB=$W/crypttab \
+	unshare -m sh -ec '
+		mount --bind "$1/kernel/root/lib/modules" /lib/modules
+		mount --bind "$1/kernel/root/boot" /boot
+		mount --bind "$2/dracut/modules.d" /usr/lib/dracut/modules.d
+		mount -t tmpfs tmpfs /etc/tpmbox
+		cp "$2/root.blob" /etc/tpmbox/root.blob
+		dracut --force --no-hostonly --no-early-microcode --gzip \
+			--conf /dev/null --confdir "$2/dracut/conf.d" \
+			--kver "$3" --kmoddir "/lib/modules/$3" \
+			--modules "base rootfs-block udev-rules crypt tpmbox" \
+			--omit "systemd systemd-initrd dracut-systemd plymouth" \
+			--drivers "virtio_pci virtio_blk ext4 crc32c_generic dm_crypt" \
+			"$2/initrd-dracut.img" "$3"' sh "$VM_DIR" "$W" "$VM_KVER" \
+		> "$D/dracut.log" 2>&1
+	mrc=$?
+	for m in $made; do rmdir "$m"; done
+	if [ $mrc != 0 ]; then
+		nok "dracut: building the image (exit $mrc)"
+		tail -n 30 "$D/dracut.log" | sed 's/^/#   /'
+	else
+		echo "# dracut: $(stat -c %s "$W/initrd-dracut.img") bytes in $(( $(date +%s) - t0 )) s"
+		check "dracut: the image holds tpmbox, the keyscript, its hook, the pinned SRK and the blob" \
+			sh -c 'l=$(lsinitrd "$0" 2>/dev/null | awk "{print \$NF}"); for f in usr/bin/tpmbox lib/cryptsetup/scripts/tpmbox-unlock \
+				sbin/tpmbox-dracut etc/tpmbox/srk.pem etc/tpmbox/root.blob etc/tpmbox-crypttab; do
+				echo "$l" | grep -qx "$f\|usr/$f" || { echo "# missing: $f"; exit 1; }; done' "$W/initrd-dracut.img"
+		cp "$W/initrd-dracut.img" "$W/initrd-dracut-moved.img" &&
+			truncate -s $(( ($(stat -c %s "$W/initrd-dracut.img") + 511) / 512 * 512 )) "$W/initrd-dracut-moved.img" &&
+			cat "$W/over.cpio" >> "$W/initrd-dracut-moved.img" || exit 3
+		app="$app rd.luks=0 rd.shell=0"
+		boot luks-dracut-tpm "$W/initrd-dracut.img" tpm
+		sed 's/^/# /' "$VM_DIR/luks-dracut-tpm.boot"
+		tap_of luks-dracut-tpm "dracut tpm"
+		check "dracut tpm: no prompt: the key came from the TPM" [ "$(prompts luks-dracut-tpm)" = 0 ]
+		boot luks-dracut-code "$W/initrd-dracut-moved.img" typed "$(echo "$code" | tr - ' ')"
+		sed 's/^/# /' "$VM_DIR/luks-dracut-code.boot"
+		tap_of luks-dracut-code "dracut code"
+		check "dracut code: unseal refused (exit 4), one prompt, the recovery code opened the root" \
+			sh -c 'grep -a -q "tpmbox-unlock: croot: unseal refused (exit 4)" "$0" &&
+			       [ "$(grep -a -c "Passphrase or recovery code for croot" "$0")" = 1 ]' "$VM_DIR/luks-dracut-code.log"
+	fi
+fi
 
 echo "1..$n"
 [ "$fails" = 0 ]
