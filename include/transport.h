@@ -15,6 +15,7 @@ struct xport {
 	enum xport_kind kind;
 	int fd;
 	int timeout_ms;
+	long grace_until;	/* after a timeout: the end of cleanup, ms */
 	char desc[300];		/* for messages: "/dev/tpm0", "swtpm unix:..." */
 };
 

@@ -405,6 +405,37 @@ slow_all() {	# MODE WANT_RC WANT_MSG
 	slow_all stall 3 "did not answer within 2 s"
 }
 
+@test "fault: after a timeout the cleanup gets 1 s in all, not another timeout per flush" {
+	# On a fresh TPM (no SRK persisted), seed 2 with -k 4 stalls seal's
+	# 4th command, StartAuthSession after the CreatePrimary of the SRK;
+	# the transient SRK's FlushContext follows.  Before, that flush waited
+	# another full --timeout: 4 s in all.
+	local d=$SOCKD/cleanup t0 t1 rc sp pp
+	mkdir -p "$d/tpm"
+	swtpm socket --tpm2 --server type=unixio,path="$d/sock" \
+		--ctrl type=unixio,path="$d/ctrl" --tpmstate dir="$d/tpm" \
+		--flags not-need-init,startup-clear >/dev/null 2>&1 &
+	sp=$!
+	for _ in $(seq 1 100); do [ -S "$d/sock" ] && break; sleep 0.01; done
+	"$PROXY" -l "$d/p.sock" -t "$d/sock" -m stall -k 4 -s 2 -F >/dev/null 2>&1 3>&- &
+	pp=$!
+	for _ in $(seq 1 100); do [ -S "$d/p.sock" ] && break; sleep 0.01; done
+	t0=$EPOCHREALTIME
+	"$TPMBOX" --timeout 2 --trace -T "swtpm:path=$d/p.sock" seal -o "$d/b" \
+		"$FD/data32" >/dev/null 2>"$d/err" && rc=0 || rc=$?
+	t1=$EPOCHREALTIME
+	kill "$pp" "$sp" 2>/dev/null || true
+	[ "$rc" = 3 ]
+	grep -q "TPM2_StartAuthSession: .* did not answer within 2 s" "$d/err"
+	# the flush was tried after the stalled command (else the seed no
+	# longer hits this spot: pick another)
+	sed -n '/> TPM2_StartAuthSession/,$p' "$d/err" | grep -q "> TPM2_FlushContext"
+	ms=$(( (10#${t1/./} - 10#${t0/./}) / 1000 ))
+	echo "# took $ms ms" >&3
+	[ "$ms" -lt 3600 ]
+	[ ! -e "$d/b" ]
+}
+
 @test "fault: a TPM that stops mid-response times out, exit 3" {
 	prep_state
 	slow_all stallmid 3 "did not answer within 2 s"
