@@ -1,6 +1,7 @@
 /* tpmbox: dispatch by basename(argv[0]) or argv[1] to an applet. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <getopt.h>
@@ -481,6 +482,35 @@ static int handles_secrets(const char *name)
 	return 0;
 }
 
+/* Keep the secret's pages out of swap: every page the process has or
+ * will touch is locked once it is faulted in (MCL_ONFAULT: nothing is
+ * populated early).  Only where locking has no budget to run out of
+ * (root, or an unlimited RLIMIT_MEMLOCK): with a limited one, MCL_FUTURE
+ * would make a later allocation fail, and the job matters more.  Not
+ * under a sanitizer, whose reserved shadow memory would count as locked.
+ * Best effort: a failure is ignored. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TB_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TB_SANITIZED 1
+#endif
+#endif
+#ifndef MCL_ONFAULT
+#define MCL_ONFAULT 4
+#endif
+static void no_swap(void)
+{
+#ifndef TB_SANITIZED
+	struct rlimit rl;
+
+	if (geteuid() != 0 &&
+	    (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur != RLIM_INFINITY))
+		return;
+	(void)mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
+#endif
+}
+
 /* No core file and no ptrace by other processes of the same user: a
  * crash or a kill -ABRT must not write the secret to disk.  Best effort:
  * a failure here is not a reason to refuse the job. */
@@ -490,6 +520,7 @@ static void no_core(void)
 
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	(void)setrlimit(RLIMIT_CORE, &rl);
+	no_swap();
 }
 
 int main(int argc, char **argv)
