@@ -232,7 +232,7 @@ int ak_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner_auth,
 		free(k);
 		return err_prefix(t->e, "AKBLOB");
 	}
-	if ((rc = ak_check_public(pub, t->e))) {
+	if (ak_check_public(pub, t->e)) {
 		free(k);
 		return err_prefix(t->e, "AKBLOB");
 	}

@@ -71,7 +71,7 @@ int srk_pin_pub(struct srk_pin *p, const char *path, const char *from,
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if ((rc = file_read(path, 1 << 16, &data, &n, e)))
+	if (file_read(path, 1 << 16, &data, &n, e))
 		return err_prefix(e, "%s", from);
 	if (!(k = calloc(1, sizeof(*k)))) {
 		rc = err_set(e, EX_FAIL, "out of memory");
