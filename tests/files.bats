@@ -148,7 +148,8 @@ as_tu() { setpriv --reuid="$TU" --regid="$TU" --clear-groups "$@"; }
 	sleep 0.2
 	lck=$(awk '/^VmLck:/ { print $2 }' "/proc/$pid/status")
 	echo "# VmLck $lck kB" >&3
-	[ "$lck" -gt 0 ]
+	# the sanitizer build does not lock (its shadow memory would count)
+	[ -n "${TPMBOX_SANITIZED:-}" ] || [ "$lck" -gt 0 ]
 	echo secret > "$FD/lockhold"
 	wait "$pid"
 	[ -s "$FD/l.blob" ]
