@@ -9,7 +9,6 @@
 #include "auth.h"
 #include "escrow.h"
 #include "file.h"
-#include "tty.h"
 
 static const char usage[] =
 	"usage: recover [-k KEYFILE | --recovery-code [AUTH]] [-o FILE] [-f] "
@@ -34,28 +33,6 @@ static const struct option longopts[] = {
 	{ "recovery-code", optional_argument, NULL, 'R' },
 	{ NULL, 0, NULL, 0 }
 };
-
-/* The recovery code: from AUTH, or asked on the terminal. */
-static int get_code(struct ctx *c, const char *spec, char *buf, size_t cap,
-		    size_t *n)
-{
-	struct authval a;
-
-	if (!spec)
-		return tty_ask("Recovery code: ", buf, cap, n, &c->e);
-	if (auth_parse(spec, &a, &c->e))
-		return c->e.code;
-	if (a.n >= cap) {
-		auth_wipe(&a);
-		return err_set(&c->e, EX_USAGE, "the recovery code is too "
-			       "long");
-	}
-	memcpy(buf, a.v, a.n);
-	buf[a.n] = '\0';
-	*n = a.n;
-	auth_wipe(&a);
-	return 0;
-}
 
 static int run(struct ctx *c, int argc, char **argv)
 {
@@ -107,7 +84,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = escrow_open_key(&b, (const char *)key, klen, &secret,
 				     &slen, &c->e);
 	} else {
-		rc = get_code(c, codespec, code, sizeof(code), &clen);
+		rc = auth_text(codespec, "Recovery code: ", code,
+			       sizeof(code), &clen, &c->e);
 		if (!rc)
 			rc = escrow_open_code(&b, code, clen, &secret, &slen,
 					      &c->e);

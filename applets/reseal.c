@@ -70,29 +70,6 @@ struct req {
 	int by_code, show_code, drop, force, nescrow;
 };
 
-/* OLD's recovery code: from AUTH, or asked on the terminal. */
-static int get_code(struct ctx *c, const char *spec, char *buf, size_t cap,
-		    size_t *n)
-{
-	struct authval a;
-
-	if (!spec)
-		return tty_ask("Recovery code of the old blob: ", buf, cap, n,
-			       &c->e);
-	if (auth_parse(spec, &a, &c->e))
-		return c->e.code;
-	if (a.n >= cap) {
-		auth_wipe(&a);
-		return err_set(&c->e, EX_USAGE, "the recovery code is too "
-			       "long");
-	}
-	memcpy(buf, a.v, a.n);
-	buf[a.n] = '\0';
-	*n = a.n;
-	auth_wipe(&a);
-	return 0;
-}
-
 /* NEW keeps OLD's recipients and code unless told otherwise: refuse to
  * drop them silently (their public keys are not in OLD: docs). */
 static int check_keep(struct ctx *c, const struct req *r,
@@ -258,7 +235,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	if ((rc = check_keep(c, &r, esc, &b)))
 		goto out;
 	if (r.by_code &&
-	    (rc = get_code(c, r.codespec, code, sizeof(code), &clen))) {
+	    (rc = auth_text(r.codespec, "Recovery code of the old blob: ",
+			    code, sizeof(code), &clen, &c->e))) {
 		rc = ctx_fail(c);
 		goto out;
 	}

@@ -22,5 +22,10 @@ struct authval {
 
 int auth_parse(const char *spec, struct authval *a, struct tberr *e);
 void auth_wipe(struct authval *a);
+/* A text secret (a recovery code): from AUTH spec, or asked on the
+ * terminal with prompt when spec is NULL.  NUL-terminated in buf (cap
+ * bytes, the length in *n); too long is exit 2. */
+int auth_text(const char *spec, const char *prompt, char *buf, size_t cap,
+	      size_t *n, struct tberr *e);
 
 #endif

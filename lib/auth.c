@@ -4,6 +4,7 @@
 #include "auth.h"
 #include "file.h"
 #include "hex.h"
+#include "tty.h"
 
 static int too_long(struct tberr *e, const char *what)
 {
@@ -61,4 +62,24 @@ int auth_parse(const char *spec, struct authval *a, struct tberr *e)
 void auth_wipe(struct authval *a)
 {
 	explicit_bzero(a, sizeof(*a));
+}
+
+int auth_text(const char *spec, const char *prompt, char *buf, size_t cap,
+	      size_t *n, struct tberr *e)
+{
+	struct authval a;
+
+	if (!spec)
+		return tty_ask(prompt, buf, cap, n, e);
+	if (auth_parse(spec, &a, e))
+		return e->code;
+	if (a.n >= cap) {
+		auth_wipe(&a);
+		return err_set(e, EX_USAGE, "the recovery code is too long");
+	}
+	memcpy(buf, a.v, a.n);
+	buf[a.n] = '\0';
+	*n = a.n;
+	auth_wipe(&a);
+	return 0;
 }

@@ -299,6 +299,21 @@ static int fill_keyfile(struct keyfile *k, const struct seal_spec *s,
 	return 0;
 }
 
+/* The SRK a blob goes under (tpm2_srk_find), with the hint for the one
+ * refusal a user can mend here. */
+static int find_parent(struct tpm *t, const struct srk_want *want,
+		       struct tpm2_srk *srk, struct tberr *e)
+{
+	if (!tpm2_srk_find(t, want, srk))
+		return 0;
+	if (e->code == EX_AUTH)
+		err_hint(e, "no SRK is persisted at 0x81000001 and making one "
+			 "needs the owner password: give --owner-auth, or "
+			 "persist it once with 'tpmbox takeown'");
+	return e->code;
+}
+
+
 int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 	      size_t dlen, char **pem, size_t *pemlen, struct tberr *e)
 {
@@ -325,12 +340,7 @@ int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 	memset(&want, 0, sizeof(want));
 	want.owner = s->owner.n ? s->owner.v : NULL;
 	want.ownerlen = s->owner.n;
-	if (tpm2_srk_find(t, &want, srk)) {
-		if (e->code == EX_AUTH)
-			err_hint(e, "no SRK is persisted at 0x81000001 and "
-				 "making one needs the owner password: give "
-				 "--owner-auth, or persist it once with "
-				 "'tpmbox takeown'");
+	if (find_parent(t, &want, srk, e)) {
 		rc = e->code;
 		goto out;
 	}
@@ -592,12 +602,7 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 	want.rsa = k->rsa_parent;
 	want.owner = owner && owner->n ? owner->v : NULL;
 	want.ownerlen = owner ? owner->n : 0;
-	if (tpm2_srk_find(t, &want, srk)) {
-		if (e->code == EX_AUTH)
-			err_hint(e, "no SRK is persisted at 0x81000001 and "
-				 "making one needs the owner password: give "
-				 "--owner-auth, or persist it once with "
-				 "'tpmbox takeown'");
+	if (find_parent(t, &want, srk, e)) {
 		rc = e->code;
 		goto out;
 	}
