@@ -5,16 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crypto/ecc.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
 #include "crypto/pk.h"
-#include "crypto/rsa.h"
 #include "crypto/sym.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "tpm2/rc.h"
+#include "tpm2/secret.h"
 #include "tpm2/session.h"
 
 #define SESS_HASH	TPM2_ALG_SHA256
@@ -361,70 +360,12 @@ bad:
 		       tpm2_cc_name(c->cc));
 }
 
-/* The salt and TPM2B_ENCRYPTED_SECRET for a salt key. */
-static int make_salt(const struct tpm2_public *k, uint8_t *salt,
-		     size_t *saltlen, struct tb *enc, struct tberr *e)
-{
-	size_t d = hash_size(k->name_alg);
-
-	if (!d || !hash_supported(k->name_alg))
-		return err_set(e, EX_FAIL, "TPM2_StartAuthSession: the salt "
-			       "key's name algorithm is not supported");
-	if (!(k->attrs & TPMA_OBJECT_DECRYPT) ||
-	    !(k->attrs & TPMA_OBJECT_RESTRICTED))
-		return err_set(e, EX_FAIL, "TPM2_StartAuthSession: the salt "
-			       "key is not a restricted decryption key");
-	if (k->type == TPM2_ALG_ECC) {
-		uint8_t ex[P256_BYTES], ey[P256_BYTES], z[P256_BYTES];
-		size_t at;
-
-		if (k->curve != TPM2_ECC_NIST_P256 ||
-		    ecc_p256_ephemeral(k->ecc_x, k->ecc_xlen, k->ecc_y,
-				       k->ecc_ylen, ex, ey, z))
-			return err_set(e, EX_FAIL, "TPM2_StartAuthSession: the "
-				       "salt key is not a valid NIST P-256 "
-				       "key");
-		/* Part 1, C.6.1: KDFe(nameAlg, Z, "SECRET", Qe.x, Qs.x). */
-		if (kdfe(k->name_alg, z, sizeof(z), "SECRET", ex, sizeof(ex),
-			 k->ecc_x, k->ecc_xlen, salt, d * 8)) {
-			explicit_bzero(z, sizeof(z));
-			return err_set(e, EX_FAIL, "KDFe failed");
-		}
-		explicit_bzero(z, sizeof(z));
-		*saltlen = d;
-		at = tb_reserve16(enc);
-		tb_put_tpm2b(enc, ex, sizeof(ex));
-		tb_put_tpm2b(enc, ey, sizeof(ey));
-		tb_patch16(enc, at);
-		return 0;
-	}
-	if (k->type == TPM2_ALG_RSA) {
-		uint8_t ct[512];
-		size_t ctlen;
-
-		if (rng_bytes(salt, d) ||
-		    rsa_oaep_encrypt(k->rsa_n, k->rsa_nlen, k->rsa_exp,
-				     k->name_alg, "SECRET", 7, salt, d, ct,
-				     &ctlen)) {
-			explicit_bzero(salt, d);
-			return err_set(e, EX_FAIL, "TPM2_StartAuthSession: "
-				       "RSA-OAEP encryption of the salt "
-				       "failed");
-		}
-		*saltlen = d;
-		tb_put_tpm2b(enc, ct, ctlen);
-		return 0;
-	}
-	return err_set(e, EX_FAIL, "TPM2_StartAuthSession: the salt key is "
-		       "neither RSA nor ECC");
-}
-
 int tpm2_session_start(struct tpm *t, int type, uint32_t salt_handle,
 		       const struct tpm2_public *salt_pub, uint32_t bind,
 		       const uint8_t *bind_auth, size_t bind_authlen,
 		       int flags, struct tpm2_session **out)
 {
-	uint8_t pbuf[2 + SESS_DLEN + 2 + 512 + 16], salt[64], kin[64 + 64];
+	uint8_t pbuf[2 + SESS_DLEN + 2 + 512 + 16], salt[TPM2_SECRET_MAX], kin[64 + 64];
 	struct tpm2_call c = {0};
 	struct tpm2_session *s;
 	size_t saltlen = 0, kinlen = 0;
@@ -445,7 +386,9 @@ int tpm2_session_start(struct tpm *t, int type, uint32_t salt_handle,
 	tb_init(&b, pbuf, sizeof(pbuf));
 	tb_put_tpm2b(&b, s->nonce_caller, SESS_DLEN);
 	if (salt_pub) {
-		rc = make_salt(salt_pub, salt, &saltlen, &b, t->e);
+		rc = tpm2_secret_make(salt_pub, "SECRET", salt, &saltlen,
+				      &b, "TPM2_StartAuthSession: the salt key",
+				      t->e);
 		if (rc) {
 			free(s);
 			return rc;
