@@ -1,0 +1,47 @@
+/* Duplication done on the host (Part 1, 23.3): an object made here,
+ * wrapped so that only a given parent key, on a TPM that is not here, can
+ * take it in with TPM2_Import.  Outer wrapper only (no inner wrapper, so
+ * the object must not ask for encryptedDuplication): a seed encrypted to
+ * the parent with the label "DUPLICATE" (tpm2/secret.h), the sensitive
+ * area AES-CFB encrypted with KDFa(parent nameAlg, seed, "STORAGE",
+ * name, -) and HMACed with KDFa(.., "INTEGRITY", -, -) over the encrypted
+ * sensitive area and the object's name.  Used by seal --to. */
+#ifndef TPMBOX_TPM2_DUP_H
+#define TPMBOX_TPM2_DUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "tpm2/object.h"
+#include "tpm2/secret.h"
+
+/* TPMT_SENSITIVE of a sealed data object: type, auth, seed, data. */
+#define TPM2_SENSITIVE_MAX (2 + 2 + 64 + 2 + 64 + 2 + 128)
+
+/* What TPM2_Import takes besides the public area. */
+struct tpm2_dup {
+	struct tpm2_private priv;	/* duplicate: TPM2B_PRIVATE contents */
+	/* inSymSeed: the marshalled TPM2B_ENCRYPTED_SECRET, size included */
+	uint8_t seed[TPM2_ENC_SECRET_MAX];
+	size_t seedlen;
+};
+
+/* A sealed data object made on the host: pub comes with its template
+ * (type keyedhash, nameAlg, attributes, authPolicy, NULL scheme); a
+ * random obfuscation value (seedValue) is drawn, pub's unique becomes
+ * H_nameAlg(seedValue || data) as a TPM computes it for a keyed-hash
+ * object (TPM2_Import checks it), and pub is finished (raw, name).  sens gets the marshalled
+ * TPMT_SENSITIVE (no size prefix).  data is 1 to 128 bytes. */
+int tpm2_sealed_make(struct tpm2_public *pub, const uint8_t *auth,
+		     size_t authlen, const uint8_t *data, size_t n,
+		     uint8_t *sens, size_t *senslen, struct tberr *e);
+
+/* Wrap sens (a TPMT_SENSITIVE for the finished public area obj) for
+ * TPM2_Import under parent (a restricted decryption key with AES-CFB).
+ * obj must have fixedTPM, fixedParent and encryptedDuplication clear. */
+int tpm2_dup_wrap(const struct tpm2_public *parent,
+		  const struct tpm2_public *obj, const uint8_t *sens,
+		  size_t senslen, struct tpm2_dup *out, struct tberr *e);
+
+#endif
