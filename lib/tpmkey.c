@@ -21,9 +21,12 @@ int tpmkey_der(const struct tpmkey *k, struct tb *out)
 	size_t pol = 0, body;
 	int i;
 
-	if ((k->type != TPMKEY_LOADABLE && k->type != TPMKEY_SEALED) ||
+	if ((k->type != TPMKEY_LOADABLE && k->type != TPMKEY_SEALED &&
+	     k->type != TPMKEY_IMPORTABLE) ||
+	    (k->type == TPMKEY_IMPORTABLE) != (k->secretlen > 0) ||
 	    k->npolicy < 0 || k->npolicy > TPMKEY_POLICY_MAX ||
-	    k->publen > TPMKEY_PUB_MAX || k->privlen > TPMKEY_PRIV_MAX)
+	    k->publen > TPMKEY_PUB_MAX || k->privlen > TPMKEY_PRIV_MAX ||
+	    k->secretlen > TPMKEY_SECRET_MAX)
 		return -1;
 	for (i = 0; i < k->npolicy; i++) {
 		if (k->policy[i].len > TPMKEY_POLICY_BODY)
@@ -35,6 +38,8 @@ int tpmkey_der(const struct tpmkey *k, struct tb *out)
 		body += 5;
 	if (k->npolicy)
 		body += der_size(der_size(pol));
+	if (k->secretlen)
+		body += der_size(der_size(k->secretlen));
 	if (k->rsa_parent)
 		body += 5;
 	body += der_int_size(k->parent) + der_size(k->publen) +
@@ -61,6 +66,11 @@ int tpmkey_der(const struct tpmkey *k, struct tb *out)
 			der_tl(out, DER_OCTETS, len);
 			tb_put_bytes(out, k->policy[i].body, len);
 		}
+	}
+	if (k->secretlen) {
+		der_tl(out, DER_CTX(2), der_size(k->secretlen));
+		der_tl(out, DER_OCTETS, k->secretlen);
+		tb_put_bytes(out, k->secret, k->secretlen);
 	}
 	if (k->rsa_parent)
 		der_true(out, 5);
@@ -135,19 +145,30 @@ int tpmkey_parse(const uint8_t *d, size_t n, struct tpmkey *k,
 	if (s.len != OID_LEN || memcmp(s.p + s.pos, oid_prefix,
 				       sizeof(oid_prefix)) ||
 	    (s.p[s.pos + OID_LEN - 1] != TPMKEY_LOADABLE &&
+	     s.p[s.pos + OID_LEN - 1] != TPMKEY_IMPORTABLE &&
 	     s.p[s.pos + OID_LEN - 1] != TPMKEY_SEALED))
-		return bad(e, what, "the key type OID is neither a loadable "
-			   "key (2.23.133.10.1.3) nor sealed data "
-			   "(2.23.133.10.1.5)");
+		return bad(e, what, "the key type OID is not a loadable key "
+			   "(2.23.133.10.1.3), an importable one (.4) or "
+			   "sealed data (.5)");
 	k->type = s.p[s.pos + OID_LEN - 1];
 	if (der_peek(&b) == DER_CTX(0) &&
 	    der_get_true(&b, 0, &k->empty_auth))
 		return bad(e, what, "malformed emptyAuth");
 	if (der_peek(&b) == DER_CTX(1) && get_policy(&b, k, what, e))
 		return e->code;
-	if (der_peek(&b) == DER_CTX(2))
-		return bad(e, what, "importable keys ([2] secret) are not "
-			   "supported");
+	if (der_peek(&b) == DER_CTX(2)) {
+		struct tb x;
+
+		if (der_get(&b, DER_CTX(2), &x) ||
+		    get_tpm2b(&x, k->secret, sizeof(k->secret),
+			      &k->secretlen) || tb_left(&x))
+			return bad(e, what, "malformed secret "
+				   "(TPM2B_ENCRYPTED_SECRET)");
+	}
+	if ((k->type == TPMKEY_IMPORTABLE) != (k->secretlen > 0))
+		return bad(e, what, k->secretlen ? "a secret ([2]) on a key "
+			   "that is not importable" : "an importable key "
+			   "without its secret ([2])");
 	if (der_peek(&b) == DER_CTX(3))
 		return bad(e, what, "signed policies ([3] authPolicy) are not "
 			   "supported");

@@ -71,7 +71,9 @@ static int same(const struct tpmkey *a, const struct tpmkey *b)
 	    a->rsa_parent != b->rsa_parent || a->parent != b->parent ||
 	    a->npolicy != b->npolicy || a->publen != b->publen ||
 	    a->privlen != b->privlen || memcmp(a->pub, b->pub, a->publen) ||
-	    memcmp(a->priv, b->priv, a->privlen))
+	    memcmp(a->priv, b->priv, a->privlen) ||
+	    a->secretlen != b->secretlen ||
+	    memcmp(a->secret, b->secret, a->secretlen))
 		return 0;
 	for (i = 0; i < a->npolicy; i++)
 		if (a->policy[i].cc != b->policy[i].cc ||
@@ -174,6 +176,32 @@ int main(void)
 	CHECK(memmem(d, n, "\xa0\x04\x02\x02\x01\x7f", 6) != NULL);
 	CHECK(memmem(d, n, "\xa5\x03\x01\x01\xff\x02\x05", 7) != NULL);
 
+	/* An importable key: its secret ([2], a TPM2B_ENCRYPTED_SECRET)
+	 * round-trips; the writer refuses a secret on another type and an
+	 * importable key without one. */
+	sample(&k, TPMKEY_IMPORTABLE);
+	k.empty_auth = 0;
+	k.secretlen = 70;
+	k.secret[1] = 68;
+	memset(k.secret + 2, 0x5a, 68);
+	CHECK(tpmkey_encode(&k, &pem, &n, "T", &e) == 0);
+	CHECK(tpmkey_decode(pem, n, &back, "T", &e) == 0 && same(&k, &back));
+	free(pem);
+	n = der_of(&k, d, sizeof(d));
+	CHECK(memmem(d, n, "\x06\x06\x67\x81\x05\x0a\x01\x04\xa2\x48\x04\x46"
+		     "\x00\x44", 14) != NULL);
+	memcpy(d2, d, n);
+	d2[17] ^= 1;		/* the secret's TPM2B size != its octets */
+	CHECK(parse_refused(d2, n, "malformed secret"));
+	memcpy(d2, d, n);
+	d2[11] = TPMKEY_LOADABLE;	/* a loadable key with a secret */
+	CHECK(parse_refused(d2, n, "not importable"));
+	k.type = TPMKEY_SEALED;
+	CHECK(der_of(&k, d2, sizeof(d2)) == 0);
+	k.type = TPMKEY_IMPORTABLE;
+	k.secretlen = 0;
+	CHECK(der_of(&k, d2, sizeof(d2)) == 0);
+
 	/* A description [4] is skipped. */
 	sample(&k, TPMKEY_LOADABLE);
 	k.empty_auth = 0;
@@ -192,9 +220,9 @@ int main(void)
 		memcpy(d2 + 12 + sizeof(desc), d + 12, n - 12);
 		CHECK(tpmkey_parse(d2, n + sizeof(desc), &back, "T", &e) == 0 &&
 		      same(&k, &back));
-		/* [2] secret in the same place: refused */
+		/* [2] holding no OCTET STRING: refused */
 		d2[12] = 0xa2;
-		CHECK(parse_refused(d2, n + sizeof(desc), "importable"));
+		CHECK(parse_refused(d2, n + sizeof(desc), "malformed secret"));
 		d2[12] = 0xa3;
 		CHECK(parse_refused(d2, n + sizeof(desc), "signed policies"));
 		d2[12] = 0xa6;
@@ -205,8 +233,11 @@ int main(void)
 	sample(&k, TPMKEY_LOADABLE);
 	n = der_of(&k, d, sizeof(d));
 	memcpy(d2, d, n);
-	d2[11] = 0x04;		/* importable key OID */
-	CHECK(parse_refused(d2, n, "neither a loadable key"));
+	d2[11] = 0x04;		/* importable key OID, no secret */
+	CHECK(parse_refused(d2, n, "without its secret"));
+	memcpy(d2, d, n);
+	d2[11] = 0x06;		/* an unknown key type */
+	CHECK(parse_refused(d2, n, "not a loadable key"));
 	memcpy(d2, d, n);
 	d2[2] = 0x7f;		/* SEQUENCE length past the end */
 	CHECK(parse_refused(d2, n, "not one DER SEQUENCE"));
