@@ -10,12 +10,14 @@
 #include "file.h"
 #include "keyfile.h"
 #include "sealing.h"
+#include "tpm2/srk.h"
 #include "tty.h"
 
 static const char usage[] =
 	"usage: seal [-p SELECTION[=VALUES]] [-P PCRFILE] [--auth AUTH] "
 	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
-	"[--recovery-code-out FILE] [--recovery-code] [-f] -o BLOB [FILE]\n"
+	"[--recovery-code-out FILE] [--recovery-code] [--to SRKPUB] [-f] "
+	"-o BLOB [FILE]\n"
 	"Seal FILE (or stdin; 1 byte to 64 MiB) to this TPM under the SRK at\n"
 	"0x81000001 (created from the standard template when none is\n"
 	"persisted).  Unseal needs this TPM, the same PCR values and the\n"
@@ -42,6 +44,10 @@ static const char usage[] =
 	"             copy, and write it to FILE (mode 0600)\n"
 	"  --recovery-code  the same, shown once on the terminal (with\n"
 	"             --recovery-code-out too: the same code)\n"
+	"  --to SRKPUB  seal for another TPM, with no TPM here: SRKPUB is its\n"
+	"             SRK public (PEM from takeown --srk-pub, or a\n"
+	"             TPM2B_PUBLIC); give every PCR value (-p SEL=VALUES or\n"
+	"             -P); unseal on that TPM imports the blob\n"
 	"  -o BLOB    write the sealed blob here (PEM, mode 0600, atomic)\n"
 	"  -f         replace an existing BLOB\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
@@ -54,6 +60,7 @@ static const struct option longopts[] = {
 	{ "escrow-out", required_argument, NULL, 'X' },
 	{ "recovery-code-out", required_argument, NULL, 'K' },
 	{ "recovery-code", no_argument, NULL, 'C' },
+	{ "to", required_argument, NULL, 'T' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -61,7 +68,8 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *pcrarg = NULL, *pcrfile = NULL, *authspec = NULL;
 	const char *ownerspec = NULL, *out = NULL, *in = "-";
-	const char *escrow_out = NULL, *code_out = NULL;
+	const char *escrow_out = NULL, *code_out = NULL, *to = NULL;
+	struct tpm2_public *target = NULL;
 	struct escrow *esc = escrow_new();
 	struct seal_spec *spec = calloc(1, sizeof(*spec));
 	uint8_t *data = NULL;
@@ -92,6 +100,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'X': escrow_out = optarg; break;
 		case 'K': code_out = optarg; escrow_want_code(esc); break;
 		case 'C': show_code = 1; escrow_want_code(esc); break;
+		case 'T': to = optarg; break;
 		default: rc = ctx_usage(c, "unknown option"); goto out;
 		}
 	}
@@ -124,6 +133,17 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
+	/* --to: the other TPM's SRK, read before anything is sealed. */
+	if (to && ownerspec) {
+		rc = ctx_usage(c, "--owner-auth is for this TPM; --to seals "
+			       "for another one");
+		goto out;
+	}
+	if (to && (!(target = calloc(1, sizeof(*target))) ||
+		   srk_pub_read(to, target, "--to", &c->e))) {
+		rc = target ? ctx_fail(c) : ctx_usage(c, "out of memory");
+		goto out;
+	}
 
 	/* The secret. */
 	if (file_read(in, KEYFILE_DATA_MAX, &data, &dlen, &c->e)) {
@@ -140,9 +160,16 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
-	/* Sealed on this TPM, then the blob with the copies, written. */
-	if (!(t = ctx_tpm(c)) ||
-	    seal_blob(t, spec, data, dlen, &pem, &pemlen, &c->e) ||
+	/* Sealed on this TPM (or wrapped for the other one), then the blob
+	 * with the copies, written. */
+	if (target)
+		rc = seal_blob_to(target, spec, data, dlen, &pem, &pemlen,
+				  &c->e);
+	else if (!(t = ctx_tpm(c)))
+		rc = c->e.code;
+	else
+		rc = seal_blob(t, spec, data, dlen, &pem, &pemlen, &c->e);
+	if (rc ||
 	    seal_write(esc, &pem, &pemlen, out, escrow_out, code_out,
 		       show_code, force, &c->e))
 		rc = ctx_fail(c);
@@ -155,6 +182,7 @@ out:
 		seal_spec_wipe(spec);
 	free(spec);
 	escrow_free(esc);
+	free(target);
 	free(pem);
 	return rc;
 }

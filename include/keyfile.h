@@ -48,6 +48,10 @@ struct keyfile {
 	size_t publen;
 	uint8_t priv[KEYFILE_PRIV_MAX];	/* TPM2B_PRIVATE, likewise */
 	size_t privlen;
+	/* seal --to: the object is wrapped for TPM2_Import (an importable
+	 * key, 2.23.133.10.1.4): priv is the duplicate and this the seed */
+	uint8_t seed[TPMKEY_SECRET_MAX];	/* TPM2B_ENCRYPTED_SECRET */
+	size_t seedlen;
 	/* the policy, in the order it runs: PolicyPCR, then PolicyAuthValue */
 	int has_pcr;
 	struct pcr_sel sel;

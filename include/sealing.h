@@ -49,6 +49,15 @@ void seal_spec_wipe(struct seal_spec *s);
 int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 	      size_t len, char **pem, size_t *pemlen, struct tberr *e);
 
+/* Seal for a TPM that is not here (seal --to), with no TPM at all:
+ * parent is that TPM's SRK public (srk_pub_read); every PCR of the
+ * policy must come with its value.  The object is made and wrapped on
+ * the host for TPM2_Import (tpm2/dup.h) and the blob is an importable key
+ * file, which unseal_run imports on the target before loading it. */
+int seal_blob_to(const struct tpm2_public *parent, struct seal_spec *s,
+		 const uint8_t *data, size_t len, char **pem, size_t *pemlen,
+		 struct tberr *e);
+
 struct escrow;
 /* The blob's output: the escrow block (when esc made copies) appended to
  * *pem, PREFIX.cms/.age (escrow_out), the recovery code to code_out, the

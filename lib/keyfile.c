@@ -30,7 +30,7 @@ static int to_tpmkey(const struct keyfile *k, struct tpmkey *t)
 	struct tb pb;
 
 	memset(t, 0, sizeof(*t));
-	t->type = TPMKEY_SEALED;
+	t->type = k->seedlen ? TPMKEY_IMPORTABLE : TPMKEY_SEALED;
 	t->empty_auth = k->empty_auth;
 	t->rsa_parent = k->rsa_parent;
 	t->parent = k->parent;
@@ -41,6 +41,10 @@ static int to_tpmkey(const struct keyfile *k, struct tpmkey *t)
 	t->publen = k->publen;
 	memcpy(t->priv, k->priv, k->privlen);
 	t->privlen = k->privlen;
+	if (k->seedlen > sizeof(t->secret))
+		return -1;
+	memcpy(t->secret, k->seed, k->seedlen);
+	t->secretlen = k->seedlen;
 	if (k->has_pcr) {
 		tb_init(&pb, t->policy[0].body, sizeof(t->policy[0].body));
 		policy_pcr_marshal(&pb, &k->sel, k->pcrdigest,
@@ -199,9 +203,10 @@ static int from_tpmkey(const struct tpmkey *t, struct keyfile *k,
 {
 	int i;
 
-	if (t->type != TPMKEY_SEALED)
+	if (t->type != TPMKEY_SEALED && t->type != TPMKEY_IMPORTABLE)
 		return bad(e, "not sealed data (the key type OID is not "
-			   "2.23.133.10.1.5)");
+			   "2.23.133.10.1.5, nor .4 for one sealed with "
+			   "--to)");
 	k->empty_auth = t->empty_auth;
 	k->rsa_parent = t->rsa_parent;
 	k->parent = t->parent;
@@ -209,6 +214,8 @@ static int from_tpmkey(const struct tpmkey *t, struct keyfile *k,
 	k->publen = t->publen;
 	memcpy(k->priv, t->priv, t->privlen);
 	k->privlen = t->privlen;
+	memcpy(k->seed, t->secret, t->secretlen);
+	k->seedlen = t->secretlen;
 	for (i = 0; i < t->npolicy; i++) {
 		uint32_t cc = t->policy[i].cc;
 		struct tb v;

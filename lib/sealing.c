@@ -14,6 +14,7 @@
 #include "pcrfile.h"
 #include "sealing.h"
 #include "tpm2/cmd.h"
+#include "tpm2/dup.h"
 #include "tpm2/rc.h"
 #include "tpm2/session.h"
 #include "tpm2/srk.h"
@@ -201,6 +202,10 @@ static int pcr_values(struct tpm *t, struct seal_spec *s, struct tberr *e)
 				if (!s->have_file)
 					need_tpm = 1;
 			}
+	if (need_tpm && !t)
+		return err_set(e, EX_USAGE, "-p: give the values of every PCR "
+			       "(SEL=VALUES, or -P PCRFILE): the TPM the blob "
+			       "is for is not here to read them");
 	if (need_tpm && tpm2_pcr_read(t, &ps->sel, &cur))
 		return e->code;
 	for (i = 0; i < ps->sel.n; i++)
@@ -406,6 +411,78 @@ out:
 		tpm2_srk_put(t, srk);
 	free(srk);
 	explicit_bzero(key, sizeof(key));
+	if (k)
+		keyfile_free(k);
+	free(k);
+	return rc;
+}
+
+int seal_blob_to(const struct tpm2_public *parent, struct seal_spec *s,
+		 const uint8_t *data, size_t dlen, char **pem, size_t *pemlen,
+		 struct tberr *e)
+{
+	struct keyfile *k = calloc(1, sizeof(*k));
+	struct tpm2_dup *dup = calloc(1, sizeof(*dup));
+	struct tpm2_srk srk;
+	struct tpm2_public tmpl;
+	struct tpm2_private none;
+	uint8_t key[32], sens[TPM2_SENSITIVE_MAX];
+	size_t senslen = 0;
+	int i, rsa = 0, rc;
+
+	*pem = NULL;
+	if (!k || !dup) {
+		rc = err_set(e, EX_FAIL, "out of memory");
+		goto out;
+	}
+	/* No TPM here: every PCR named with its value, no "all". */
+	for (i = 0; i <= s->ps.sel.n; i++)
+		if (s->ps.sel.all ||
+		    (i < s->ps.sel.n && s->ps.sel.b[i].all)) {
+			rc = err_set(e, EX_USAGE, "-p: name the PCRs and give "
+				     "their values; 'all' needs the TPM the "
+				     "blob is for");
+			goto out;
+		}
+	if (s->ps.has_pcr && (rc = pcr_values(NULL, s, e)))
+		goto out;
+	/* The object: the seal template, but movable to its new parent
+	 * (TPM2_Import refuses fixedTPM and fixedParent). */
+	if ((rc = make_template(&s->ps, &tmpl, e)))
+		goto out;
+	tmpl.attrs &= ~(TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT);
+	if (dlen > KEYFILE_SEALED_MAX && rng_bytes(key, sizeof(key))) {
+		rc = err_set(e, EX_FAIL, "no random bytes for the data key");
+		goto out;
+	}
+	if ((rc = tpm2_sealed_make(&tmpl, s->auth.v, s->auth.n,
+				   dlen > KEYFILE_SEALED_MAX ? key : data,
+				   dlen > KEYFILE_SEALED_MAX ? sizeof(key) :
+				   dlen, sens, &senslen, e)) ||
+	    (rc = tpm2_dup_wrap(parent, &tmpl, sens, senslen, dup, e)))
+		goto out;
+	/* The blob: an importable key under the target's SRK. */
+	memset(&srk, 0, sizeof(srk));
+	srk.handle = KEYFILE_PARENT_SRK;
+	srk.pub = *parent;
+	tpm2_srk_matches(parent, &rsa);
+	memset(&none, 0, sizeof(none));
+	if ((rc = fill_keyfile(k, s, &srk, rsa, &tmpl, &tmpl, &none, key,
+			       data, dlen, e)))
+		goto out;
+	k->priv[0] = (uint8_t)(dup->priv.n >> 8);
+	k->priv[1] = (uint8_t)dup->priv.n;
+	memcpy(k->priv + 2, dup->priv.b, dup->priv.n);
+	k->privlen = dup->priv.n + 2;
+	memcpy(k->seed, dup->seed, dup->seedlen);
+	k->seedlen = dup->seedlen;
+	rc = keyfile_encode(k, pem, pemlen, e);
+out:
+	explicit_bzero(key, sizeof(key));
+	explicit_bzero(sens, sizeof(sens));
+	if (dup)
+		explicit_bzero(dup, sizeof(*dup));
+	free(dup);
 	if (k)
 		keyfile_free(k);
 	free(k);
@@ -631,6 +708,17 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 	}
 
 	tpm2_auth_pw(&pa, NULL, 0);
+	/* Sealed here with --to: the TPM takes the object in first (the
+	 * answer is a private area for Load, whose name check below holds
+	 * whatever an interposer does to it). */
+	if (k->seedlen && tpm2_import(t, srk->handle, srk->pub.name,
+				      srk->pub.namelen, &pa, &j->pub,
+				      &j->priv, k->seed, k->seedlen,
+				      &j->priv)) {
+		rc = err_prefix(e, "%s: the TPM refused to import the blob "
+				"sealed for it (damaged blob?)", j->name);
+		goto out;
+	}
 	if (tpm2_load(t, srk->handle, srk->pub.name, srk->pub.namelen, &pa,
 		      &j->priv, &j->pub, &obj)) {
 		rc = err_prefix(e, "%s: loading the sealed object (damaged "

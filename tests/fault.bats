@@ -7,7 +7,8 @@
 #   FAULT_ITER=N   runs per applet per damaging mode (default 6; the long
 #                  run in docs/hardening.md uses 1200)
 #   FAULT_SEED=S   proxy seed (default random; printed for replay)
-#   FAULT_APPLETS="a b"  only these applets (seal-escrow: seal with
+#   FAULT_APPLETS="a b"  only these applets (unseal-to: unseal of a blob
+#                  from seal --to, which imports it; seal-escrow: seal with
 #                  escrow copies and a recovery code; reseal-escrow:
 #                  reseal a blob that does not unseal, from its escrow
 #                  copy)
@@ -78,6 +79,14 @@ prep_state() {
 				--escrow "$FD/escrow.pem" -o "$FD/rblob" \
 				"$FD/data32" >/dev/null 2>&1 || true
 	fi
+	# unseal-to's blob: sealed with seal --to for this TPM's SRK, so
+	# unseal imports it first (made again after clearall: a new SRK)
+	if tb seal --help | grep -q -- --to &&
+	   ! tb unseal "$FD/toblob" >/dev/null 2>&1; then
+		tb takeown --srk-pub "$FD/srk.pem" >/dev/null 2>&1 &&
+		tb seal --to "$FD/srk.pem" -f -o "$FD/toblob" \
+			"$FD/data32" >/dev/null 2>&1 || true
+	fi
 	if has_applet akcreate && ! tb quote -k "$FD/ak.blob" -p sha256:0 \
 			-o "$FD/q.tmp" -f >/dev/null 2>&1; then
 		tb akcreate -o "$FD/ak.blob" --pub "$FD/ak.pem" -f \
@@ -145,6 +154,11 @@ recipe() {
 			--escrow "$FD/escrow.pem" -o "$OUT" "$FD/rblob")
 		CHECK='tb unseal "$OUT" | cmp -s - "$FD/data32" &&
 			tb recover -k "$FD/escrow.key" "$OUT" | cmp -s - "$FD/data32"' ;;
+	unseal-to) OUT=$FD/out
+		# a blob from seal --to: TPM2_Import, then Load and Unseal
+		[ -s "$FD/toblob" ] || return 2
+		ARGS=(unseal -o "$OUT" "$FD/toblob")
+		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
 	unseal) OUT=$FD/out
 		ARGS=(unseal --auth str:pw -o "$OUT" "$FD/blob")
 		# The response is HMAC-checked and encrypted: an exit-0 unseal
@@ -185,6 +199,7 @@ applets() {
 		[ -s "$FD/age.rcpt" ] && tb seal --help | grep -q -- --escrow &&
 			echo seal-escrow
 		[ -s "$FD/rblob" ] && echo reseal-escrow
+		[ -s "$FD/toblob" ] && echo unseal-to
 		has_applet clearall && echo clearall
 	fi
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
-# Duplication done on the host (lib/tpm2/dup.c, the base of seal --to): a
-# sealed data object made and wrapped here, with no TPM, for a parent key
-# on a TPM that is not here.  Driven by tests/helpers/dupwrap.c built from
-# lib/.  Oracle: tpm2-tools' tpm2_import + tpm2_load + tpm2_unseal on the
-# target TPM (swtpm) take the pieces in and give the secret back.
+# Duplication done on the host (lib/tpm2/dup.c) and seal --to: a sealed
+# data object made and wrapped here, with no TPM, for a parent key on a
+# TPM that is not here.  The lib half is driven by tests/helpers/dupwrap.c
+# built from lib/.  Oracle: tpm2-tools' tpm2_import + tpm2_load +
+# tpm2_unseal on the target TPM (swtpm) take the pieces in and give the
+# secret back; seal --to's blobs unseal with tpmbox on the target and,
+# taken apart, with tpm2-tools.
 
 load helpers/common
 
@@ -16,7 +18,7 @@ setup_file() {
 	# A second TPM first: its SRK is a parent that is not the target's.
 	swtpm_start
 	export OTHER_DIR=$SWTPM_DIR OTHER_TCTI=$TPMBOX_TCTI
-	tb takeown >/dev/null
+	tb takeown --srk-pub "$BATS_FILE_TMPDIR/other.pem" >/dev/null
 	tpm2_readpublic -c 0x81000001 -o "$BATS_FILE_TMPDIR/other.pub" \
 		>/dev/null
 	swtpm_start
@@ -145,4 +147,160 @@ import_unseal() {
 	assert_failure
 	assert_output --partial "not a storage key"
 	[ ! -e "$D/o/dup" ]
+}
+
+# ---- seal --to: the applet ----
+
+# on_other CMD...: run against the second TPM (the target)
+on_other() {
+	TPMBOX_TCTI=$OTHER_TCTI TPM2TOOLS_TCTI=$OTHER_TCTI "$@"
+}
+
+Z64=$(printf '%064d' 0)
+
+@test "seal --to: sealed with no TPM at all for the other TPM's SRK (PEM); unseal there gives 1 byte, 128 bytes and 64 KiB back" {
+	local n
+	for n in 1 128 65536; do
+		head -c "$n" /dev/urandom > "$D/d$n"
+		# no TPM: -T names a socket that does not exist
+		"$TPMBOX" -T "swtpm:path=$D/none" seal \
+			--to "$BATS_FILE_TMPDIR/other.pem" -o "$D/b$n" "$D/d$n"
+		grep -q "BEGIN TSS2 PRIVATE KEY" "$D/b$n"
+		on_other tb unseal -o "$D/o$n" "$D/b$n"
+		cmp "$D/o$n" "$D/d$n"
+	done
+	# the key file says importable (2.23.133.10.1.4): 06 06 67 81 05 0a 01 04
+	sed -n '/BEGIN TSS2/,/END TSS2/p' "$D/b1" | sed '1d;$d' | base64 -d |
+		od -An -tx1 | tr -d ' \n' | grep -q "06066781050a0104"
+}
+
+@test "seal --to with PCR values and a password: the target unseals it in that state only, with that password" {
+	# the target's PCRs 0 and 7 are zeros after startup
+	head -c 48 /dev/urandom > "$D/data"
+	tb seal --to "$BATS_FILE_TMPDIR/other.pem" \
+		-p "sha256:0,7=$Z64,$Z64" --auth str:pw -o "$D/blob" "$D/data"
+	on_other tb unseal --auth str:pw "$D/blob" | cmp - "$D/data"
+	run on_other tb unseal --auth str:nope "$D/blob"
+	assert_failure 4
+	assert_output --partial "password is wrong"
+	on_other tb extend 7 -s moved >/dev/null
+	run on_other tb unseal --auth str:pw "$D/blob"
+	assert_failure 4
+	assert_output --partial "sha256:7"
+}
+
+@test "seal --to: the TPM the blob was not made for cannot unseal it (another SRK, exit 1)" {
+	head -c 32 /dev/urandom > "$D/data"
+	tb seal --to "$BATS_FILE_TMPDIR/other.pem" -o "$D/blob" "$D/data"
+	tb takeown >/dev/null
+	run tb unseal "$D/blob"
+	assert_failure 1
+	assert_output --partial "sealed under another SRK"
+}
+
+@test "seal --to: a TPM2B_PUBLIC from tpm2_readpublic -o, and an RSA SRK, work as targets too" {
+	head -c 32 /dev/urandom > "$D/data"
+	tb seal --to "$BATS_FILE_TMPDIR/other.pub" -o "$D/blob" "$D/data"
+	on_other tb unseal "$D/blob" | cmp - "$D/data"
+	# this TPM with an RSA SRK as the target
+	srk rsa
+	tb seal --to "$D/srk.pub" -o "$D/rblob" "$D/data"
+	tb unseal "$D/rblob" | cmp - "$D/data"
+	tb takeown --force >/dev/null
+}
+
+@test "seal --to: tpm2-tools import, load and unseal the key file's pieces (pubkey, privkey as the duplicate, secret as the seed)" {
+	head -c 32 /dev/urandom > "$D/data"
+	tb seal --to "$BATS_FILE_TMPDIR/other.pem" -o "$D/blob" "$D/data"
+	mkdir "$D/p"
+	# TPMKey: OID, [2] secret, parent INTEGER, pubkey, privkey
+	sed -n '/BEGIN TSS2/,/END TSS2/p' "$D/blob" | sed '1d;$d' | base64 -d |
+	python3 -c '
+import sys
+d = sys.stdin.buffer.read()
+def tlv(b, i):
+    t = b[i]; n = b[i + 1]; i += 2
+    if n & 0x80:
+        k = n & 0x7f; n = int.from_bytes(b[i:i + k], "big"); i += k
+    return t, b[i:i + n], i + n
+t, body, _ = tlv(d, 0)
+i = 0; out = {}
+while i < len(body):
+    t, v, i = tlv(body, i)
+    if t == 0xa2: out["seed"] = tlv(v, 0)[1]
+    if t == 0x04: out["pub" if "pub" not in out else "dup"] = v
+for k, v in out.items():
+    open(sys.argv[1] + "/" + k, "wb").write(v)
+' "$D/p"
+	[ -s "$D/p/seed" ] && [ -s "$D/p/pub" ] && [ -s "$D/p/dup" ]
+	on_other import_unseal "$D/p" | cmp - "$D/data"
+}
+
+@test "seal --to: a damaged seed in the blob is refused by the target's TPM_Import (exit 1, nothing written)" {
+	head -c 32 /dev/urandom > "$D/data"
+	tb seal --to "$BATS_FILE_TMPDIR/other.pem" -o "$D/blob" "$D/data"
+	# rewrite the key file with one bit of the seed's point flipped
+	python3 - "$D/blob" <<'PY'
+import base64, sys
+p = sys.argv[1]
+t = open(p).read()
+a = t.index("-----BEGIN TSS2 PRIVATE KEY-----\n") + 33
+b = t.index("-----END TSS2 PRIVATE KEY-----")
+d = bytearray(base64.b64decode(t[a:b]))
+i = d.index(b"\xa2")          # [2] secret, right after the OID
+d[i + 10] ^= 1
+body = base64.b64encode(bytes(d)).decode()
+lines = "\n".join(body[j:j + 64] for j in range(0, len(body), 64))
+open(p, "w").write(t[:a] + lines + "\n" + t[b:])
+PY
+	run on_other tb unseal -o "$D/out" "$D/blob"
+	assert_failure
+	assert_output --partial "refused to import"
+	[ ! -e "$D/out" ]
+}
+
+@test "seal --to refusals: a PCR without its value, 'all', --owner-auth, a key that is no SRK, a missing file" {
+	# (A PEM holds a bare key: any P-256 or RSA-2048 key passes as the
+	# standard SRK with that key; only that TPM can import the blob.)
+	head -c 32 /dev/urandom > "$D/data"
+	local to=$BATS_FILE_TMPDIR/other.pem
+	run tb seal --to "$to" -p sha256:0,7 -o "$D/b" "$D/data"
+	assert_failure 2
+	assert_output --partial "the TPM the blob is for is not here"
+	run tb seal --to "$to" -p "sha256:0=$Z64+sha256:7" -o "$D/b" "$D/data"
+	assert_failure 2
+	run tb seal --to "$to" -p all -o "$D/b" "$D/data"
+	assert_failure 2
+	run tb seal --to "$to" --owner-auth str:x -o "$D/b" "$D/data"
+	assert_failure 2
+	assert_output --partial "--to seals for another one"
+	# a TPM2B_PUBLIC says what the key is: an AK is no SRK
+	tb akcreate -o "$D/ak.blob" --tpm-public "$D/ak.pub" >/dev/null
+	run tb seal --to "$D/ak.pub" -o "$D/b" "$D/data"
+	assert_failure 2
+	assert_output --partial "not the public key of a standard SRK"
+	# a PEM key of a size no SRK template has
+	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 \
+		-out "$D/p384.key" 2>/dev/null
+	openssl pkey -in "$D/p384.key" -pubout -out "$D/p384.pem"
+	run tb seal --to "$D/p384.pem" -o "$D/b" "$D/data"
+	assert_failure 2
+	assert_output --partial "not the public key of a standard SRK"
+	run tb seal --to "$D/nothing.pem" -o "$D/b" "$D/data"
+	assert_failure 6
+	[ ! -e "$D/b" ]
+}
+
+@test "seal --to with an escrow copy and a recovery code: recover opens them, the target unseals" {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$D/esc.key" -out "$D/esc.pem" -subj /CN=esc \
+		-days 1 >/dev/null 2>&1
+	head -c 300 /dev/urandom > "$D/data"
+	tb seal --to "$BATS_FILE_TMPDIR/other.pem" --escrow "$D/esc.pem" \
+		--recovery-code-out "$D/code" -o "$D/blob" "$D/data"
+	on_other tb unseal "$D/blob" | cmp - "$D/data"
+	"$TPMBOX" -T "swtpm:path=$D/none" recover -k "$D/esc.key" "$D/blob" |
+		cmp - "$D/data"
+	"$TPMBOX" recover --recovery-code "file:$D/code" "$D/blob" |
+		cmp - "$D/data"
 }

@@ -34,6 +34,7 @@
 #define TPM2_CC_ObjectChangeAuth	0x0150
 #define TPM2_CC_PolicySecret		0x0151
 #define TPM2_CC_Create			0x0153
+#define TPM2_CC_Import			0x0156
 #define TPM2_CC_Load			0x0157
 #define TPM2_CC_Quote			0x0158
 #define TPM2_CC_Sign			0x015d

@@ -44,4 +44,15 @@ int tpm2_dup_wrap(const struct tpm2_public *parent,
 		  const struct tpm2_public *obj, const uint8_t *sens,
 		  size_t senslen, struct tpm2_dup *out, struct tberr *e);
 
+struct tpm;
+struct tpm2_auth;
+
+/* TPM2_Import under parent (pa authorizes it; parent_name for sessions)
+ * of obj (finished) with dup's duplicate and seed, no inner wrapper.
+ * priv gets the object's new private area, loadable under parent. */
+int tpm2_import(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
+		size_t parent_namelen, struct tpm2_auth *pa,
+		const struct tpm2_public *obj, const struct tpm2_private *dup,
+		const uint8_t *seed, size_t seedlen, struct tpm2_private *priv);
+
 #endif

@@ -39,6 +39,7 @@ static const struct {
 	{TPM2_CC_ObjectChangeAuth, "TPM2_ObjectChangeAuth"},
 	{TPM2_CC_PolicySecret, "TPM2_PolicySecret"},
 	{TPM2_CC_Create, "TPM2_Create"},
+	{TPM2_CC_Import, "TPM2_Import"},
 	{TPM2_CC_Load, "TPM2_Load"},
 	{TPM2_CC_Quote, "TPM2_Quote"},
 	{TPM2_CC_Sign, "TPM2_Sign"},

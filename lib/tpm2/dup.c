@@ -6,6 +6,7 @@
 #include "crypto/kdf.h"
 #include "crypto/pk.h"
 #include "crypto/sym.h"
+#include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/dup.h"
 
@@ -138,4 +139,50 @@ out:
 	if (rc)
 		explicit_bzero(out, sizeof(*out));
 	return rc;
+}
+
+int tpm2_import(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
+		size_t parent_namelen, struct tpm2_auth *pa,
+		const struct tpm2_public *obj, const struct tpm2_private *dup,
+		const uint8_t *seed, size_t seedlen, struct tpm2_private *priv)
+{
+	uint8_t pbuf[2 + 2 + TPM2_PUBLIC_MAX + 2 + TPM2_PRIVATE_MAX +
+		     TPM2_ENC_SECRET_MAX + 2];
+	struct tpm2_call c = {0};
+	struct tpm2_auth tmp;
+	struct tb b, r;
+	int rc;
+
+	/* encryptionKey (none: no inner wrapper), objectPublic, duplicate,
+	 * inSymSeed (already a TPM2B), symmetricAlg NULL */
+	tb_init(&b, pbuf, sizeof(pbuf));
+	tb_put_u16(&b, 0);
+	tb_put_tpm2b(&b, obj->raw, obj->rawlen);
+	tb_put_tpm2b(&b, dup->b, dup->n);
+	tb_put_bytes(&b, seed, seedlen);
+	tb_put_u16(&b, TPM2_ALG_NULL);
+	if (tb_err(&b))
+		return err_set(t->e, EX_USAGE, "TPM2_Import: parameters too "
+			       "large");
+	if (!pa) {
+		tpm2_auth_pw(&tmp, NULL, 0);
+		pa = &tmp;
+	}
+	c.cc = TPM2_CC_Import;
+	c.nh = 1;
+	c.h[0] = parent;
+	c.name[0].p = parent_name;
+	c.name[0].n = parent_name ? parent_namelen : 0;
+	c.na = 1;
+	c.auth[0] = pa;
+	c.params = pbuf;
+	c.plen = b.len;
+	if ((rc = tpm2_call(t, &c)))
+		return rc;
+	tb_init_read(&r, c.rparams, c.rplen);
+	priv->n = tb_get_tpm2b(&r, priv->b, sizeof(priv->b));
+	if (tb_err(&r) || tb_left(&r) || priv->n == 0)
+		return err_set(t->e, EX_IO, "TPM2_Import: malformed response "
+			       "(outPrivate)");
+	return 0;
 }

@@ -60,21 +60,23 @@ int srk_pin_name(struct srk_pin *p, const char *hex, const char *from,
 	return 0;
 }
 
-int srk_pin_pub(struct srk_pin *p, const char *path, const char *from,
-		struct tberr *e)
+int srk_pub_read(const char *path, struct tpm2_public *k, const char *from,
+		 struct tberr *e)
 {
-	struct tpm2_public *k = NULL;
 	struct vkey *vk = NULL;
 	uint8_t *data = NULL;
 	size_t n, xl, yl;
 	uint32_t exp;
 	int rc;
 
-	memset(p, 0, sizeof(*p));
 	if (file_read(path, 1 << 16, &data, &n, e))
 		return err_prefix(e, "%s", from);
-	if (!(k = calloc(1, sizeof(*k)))) {
-		rc = err_set(e, EX_FAIL, "out of memory");
+	/* tpm2_readpublic -o: a TPM2B_PUBLIC, whose size says the rest */
+	if (n > 2 && (size_t)(data[0] << 8 | data[1]) == n - 2) {
+		struct tb b;
+
+		tb_init_read(&b, data, n);
+		rc = tpm2_public_get2b(&b, k, e) || !tpm2_srk_matches(k, NULL);
 		goto out;
 	}
 	if ((rc = vkey_parse(data, n, &vk, e))) {
@@ -95,21 +97,35 @@ int srk_pin_pub(struct srk_pin *p, const char *path, const char *from,
 		if (!rc && (xl != 256 || exp != 65537))
 			rc = -1;
 	}
-	if (rc || tpm2_public_finish(k)) {
+	if (!rc && tpm2_public_finish(k))
+		rc = -1;
+out:
+	if (rc)
 		rc = err_set(e, EX_USAGE, "%s %s: not the public key of a "
 			     "standard SRK (NIST P-256, or RSA-2048 with "
 			     "exponent 65537)", from, path);
-		goto out;
-	}
-	memcpy(p->name, k->name, k->namelen);
-	p->namelen = k->namelen;
-	p->type = k->type;
-	p->set = 1;
-	snprintf(p->from, sizeof(p->from), "%s %s", from, path);
-out:
 	vkey_free(vk);
-	free(k);
 	free(data);
+	return rc;
+}
+
+int srk_pin_pub(struct srk_pin *p, const char *path, const char *from,
+		struct tberr *e)
+{
+	struct tpm2_public *k = calloc(1, sizeof(*k));
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (!k)
+		return err_set(e, EX_FAIL, "out of memory");
+	if (!(rc = srk_pub_read(path, k, from, e))) {
+		memcpy(p->name, k->name, k->namelen);
+		p->namelen = k->namelen;
+		p->type = k->type;
+		p->set = 1;
+		snprintf(p->from, sizeof(p->from), "%s %s", from, path);
+	}
+	free(k);
 	return rc;
 }
 

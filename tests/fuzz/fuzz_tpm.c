@@ -7,6 +7,7 @@
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
+#include "tpm2/dup.h"
 #include "tpm2/nv.h"
 #include "tpm2/object.h"
 #include "tpm2/attest.h"
@@ -34,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 12) {
+	switch (op % 13) {
 	case 0:
 		tpm2_getrandom(t, buf, (size_t)arg * 4 + 1);
 		break;
@@ -151,6 +152,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static const uint8_t d[2][64];
 
 		tpm2_pcr_extend(t, arg % 24, 1 + (arg & 1), algs, d);
+		break;
+	}
+	case 12: {
+		/* TPM2_Import's answer (unseal of a seal --to blob) */
+		static struct tpm2_public obj;
+		static struct tpm2_private dup, priv;
+		static const uint8_t seed[4] = { 0, 2, 1, 2 };
+
+		obj.rawlen = 4;
+		dup.n = 8;
+		tpm2_import(t, 0x81000001, NULL, 0, NULL, &obj, &dup, seed,
+			    sizeof(seed), &priv);
 		break;
 	}
 	}
