@@ -16,8 +16,8 @@
 static const char usage[] =
 	"usage: seal [-p SELECTION[=VALUES]] [-P PCRFILE] [--auth AUTH] "
 	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
-	"[--recovery-code-out FILE] [--recovery-code] [--to SRKPUB] [-f] "
-	"-o BLOB [FILE]\n"
+	"[--recovery-code-out FILE] [--recovery-code] [--to SRKPUB | "
+	"--to-ek EKPUB] [-f] -o BLOB [FILE]\n"
 	"Seal FILE (or stdin; 1 byte to 64 MiB) to this TPM under the SRK at\n"
 	"0x81000001 (created from the standard template when none is\n"
 	"persisted).  Unseal needs this TPM, the same PCR values and the\n"
@@ -48,6 +48,8 @@ static const char usage[] =
 	"             SRK public (PEM from takeown --srk-pub, or a\n"
 	"             TPM2B_PUBLIC); give every PCR value (-p SEL=VALUES or\n"
 	"             -P); unseal on that TPM imports the blob\n"
+	"  --to-ek EKPUB  the same under its endorsement key (PEM or\n"
+	"             TPM2B_PUBLIC of the TCG template): survives a clear\n"
 	"  -o BLOB    write the sealed blob here (PEM, mode 0600, atomic)\n"
 	"  -f         replace an existing BLOB\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
@@ -61,6 +63,7 @@ static const struct option longopts[] = {
 	{ "recovery-code-out", required_argument, NULL, 'K' },
 	{ "recovery-code", no_argument, NULL, 'C' },
 	{ "to", required_argument, NULL, 'T' },
+	{ "to-ek", required_argument, NULL, 'N' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -76,7 +79,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	size_t dlen = 0, pemlen;
 	char *pem = NULL;
 	int o, force = 0, rc = 0;
-	int show_code = 0;
+	int show_code = 0, to_ek = 0;
 	struct tpm *t;
 
 	if (!spec || !esc) {
@@ -100,7 +103,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'X': escrow_out = optarg; break;
 		case 'K': code_out = optarg; escrow_want_code(esc); break;
 		case 'C': show_code = 1; escrow_want_code(esc); break;
-		case 'T': to = optarg; break;
+		case 'T': to = optarg; to_ek = 0; break;
+		case 'N': to = optarg; to_ek = 1; break;
 		default: rc = ctx_usage(c, "unknown option"); goto out;
 		}
 	}
@@ -135,12 +139,13 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	/* --to: the other TPM's SRK, read before anything is sealed. */
 	if (to && ownerspec) {
-		rc = ctx_usage(c, "--owner-auth is for this TPM; --to seals "
-			       "for another one");
+		rc = ctx_usage(c, "--owner-auth is for this TPM; --to and "
+			       "--to-ek seal for another one");
 		goto out;
 	}
 	if (to && (!(target = calloc(1, sizeof(*target))) ||
-		   srk_pub_read(to, target, "--to", &c->e))) {
+		   srk_pub_read(to, target, to_ek, to_ek ? "--to-ek" : "--to",
+				&c->e))) {
 		rc = target ? ctx_fail(c) : ctx_usage(c, "out of memory");
 		goto out;
 	}

@@ -36,6 +36,10 @@
  * hierarchy meaning "the primary made from the standard template". */
 #define KEYFILE_PARENT_SRK	0x81000001u
 #define KEYFILE_PARENT_OWNER	0x40000001u
+/* seal --to-ek: the endorsement hierarchy, meaning the EK of the
+ * standard template (persisted at 0x81010001/2 or made); importable
+ * blobs only */
+#define KEYFILE_PARENT_EK	0x4000000bu
 
 enum { KEYFILE_DIRECT = 0, KEYFILE_GCM = 1 };
 

@@ -237,10 +237,13 @@ static int from_tpmkey(const struct tpmkey *t, struct keyfile *k,
 				       cc);
 		}
 	}
-	if (k->parent != KEYFILE_PARENT_SRK && k->parent != KEYFILE_PARENT_OWNER)
+	if (k->parent != KEYFILE_PARENT_SRK &&
+	    k->parent != KEYFILE_PARENT_OWNER &&
+	    (k->parent != KEYFILE_PARENT_EK || !k->seedlen))
 		return err_set(e, EX_FAIL, "blob: parent 0x%08x is not "
 			       "supported (tpmbox seals under the SRK, "
-			       "0x81000001)", k->parent);
+			       "0x81000001, or with seal --to-ek under the "
+			       "EK)", k->parent);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "sealing.h"
 #include "tpm2/cmd.h"
 #include "tpm2/dup.h"
+#include "tpm2/ek.h"
 #include "tpm2/rc.h"
 #include "tpm2/session.h"
 #include "tpm2/srk.h"
@@ -461,11 +462,12 @@ int seal_blob_to(const struct tpm2_public *parent, struct seal_spec *s,
 				   dlen, sens, &senslen, e)) ||
 	    (rc = tpm2_dup_wrap(parent, &tmpl, sens, senslen, dup, e)))
 		goto out;
-	/* The blob: an importable key under the target's SRK. */
+	/* The blob: an importable key under the target's SRK or EK. */
 	memset(&srk, 0, sizeof(srk));
 	srk.handle = KEYFILE_PARENT_SRK;
 	srk.pub = *parent;
-	tpm2_srk_matches(parent, &rsa);
+	if (!tpm2_srk_matches(parent, &rsa))
+		tpm2_ek_matches(parent, &rsa);
 	memset(&none, 0, sizeof(none));
 	if ((rc = fill_keyfile(k, s, &srk, rsa, &tmpl, &tmpl, &none, key,
 			       data, dlen, e)))
@@ -476,6 +478,8 @@ int seal_blob_to(const struct tpm2_public *parent, struct seal_spec *s,
 	k->privlen = dup->priv.n + 2;
 	memcpy(k->seed, dup->seed, dup->seedlen);
 	k->seedlen = dup->seedlen;
+	if (tpm2_ek_matches(parent, NULL))
+		k->parent = KEYFILE_PARENT_EK;
 	rc = keyfile_encode(k, pem, pemlen, e);
 out:
 	explicit_bzero(key, sizeof(key));
@@ -662,9 +666,10 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 {
 	struct keyfile *k = &j->k;
 	struct tpm2_srk *srk = calloc(1, sizeof(*srk));
-	struct tpm2_session *s = NULL;
+	struct tpm2_session *s = NULL, *es = NULL;
 	struct srk_want want;
 	struct tpm2_auth pa;
+	int ek = k->parent == KEYFILE_PARENT_EK;
 	uint8_t secret[128], *plain = NULL;
 	size_t slen = 0;
 	uint32_t obj = 0;
@@ -679,7 +684,8 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 	want.rsa = k->rsa_parent;
 	want.owner = owner && owner->n ? owner->v : NULL;
 	want.ownerlen = owner ? owner->n : 0;
-	if (find_parent(t, &want, srk, e)) {
+	if (ek ? tpm2_ek_find(t, k->rsa_parent, srk) :
+	    find_parent(t, &want, srk, e)) {
 		rc = e->code;
 		goto out;
 	}
@@ -697,7 +703,11 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 		name_hex(srk->pub.name, srk->pub.namelen, have, sizeof(have));
 		name_hex(k->parent_name, k->parent_namelen, wanted,
 			 sizeof(wanted));
-		rc = err_set(e, EX_FAIL, "%s was sealed under another SRK "
+		rc = ek ?
+		     err_set(e, EX_FAIL, "%s was sealed for another EK "
+			     "(recorded name %s, this TPM's %s): it is for "
+			     "another TPM", j->name, wanted, have) :
+		     err_set(e, EX_FAIL, "%s was sealed under another SRK "
 			     "(recorded name %s, this TPM's %s %s): it comes "
 			     "from another TPM, or the SRK was replaced",
 			     j->name, wanted, srk->transient ? "template SRK" :
@@ -707,23 +717,32 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 		goto out;
 	}
 
+	/* The parent's authorization: the SRK's empty value, or the EK's
+	 * policy (PolicySecret with the endorsement hierarchy), once per
+	 * command. */
 	tpm2_auth_pw(&pa, NULL, 0);
 	/* Sealed here with --to: the TPM takes the object in first (the
 	 * answer is a private area for Load, whose name check below holds
 	 * whatever an interposer does to it). */
-	if (k->seedlen && tpm2_import(t, srk->handle, srk->pub.name,
-				      srk->pub.namelen, &pa, &j->pub,
-				      &j->priv, k->seed, k->seedlen,
-				      &j->priv)) {
+	if (k->seedlen &&
+	    ((ek && tpm2_ek_auth(t, &es, &pa)) ||
+	     tpm2_import(t, srk->handle, srk->pub.name, srk->pub.namelen,
+			 &pa, &j->pub, &j->priv, k->seed, k->seedlen,
+			 &j->priv))) {
 		rc = err_prefix(e, "%s: the TPM refused to import the blob "
 				"sealed for it (damaged blob?)", j->name);
 		goto out;
 	}
-	if (tpm2_load(t, srk->handle, srk->pub.name, srk->pub.namelen, &pa,
+	if ((ek && tpm2_ek_auth(t, &es, &pa)) ||
+	    tpm2_load(t, srk->handle, srk->pub.name, srk->pub.namelen, &pa,
 		      &j->priv, &j->pub, &obj)) {
 		rc = err_prefix(e, "%s: loading the sealed object (damaged "
 				"blob?)", j->name);
 		goto out;
+	}
+	if (es) {
+		tpm2_session_flush(t, es);
+		es = NULL;
 	}
 	/* The session: salted to the SRK, response encrypted. */
 	if (tpm2_session_start(t, (k->has_pcr || k->auth) ? TPM2_SE_POLICY :
@@ -762,6 +781,8 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 out:
 	if (s)
 		tpm2_session_flush(t, s);
+	if (es)
+		tpm2_session_flush(t, es);
 	if (obj)
 		tpm2_flush(t, obj);
 	tpm2_srk_put(t, srk);

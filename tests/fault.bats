@@ -7,8 +7,9 @@
 #   FAULT_ITER=N   runs per applet per damaging mode (default 6; the long
 #                  run in docs/hardening.md uses 1200)
 #   FAULT_SEED=S   proxy seed (default random; printed for replay)
-#   FAULT_APPLETS="a b"  only these applets (unseal-to: unseal of a blob
-#                  from seal --to, which imports it; seal-escrow: seal with
+#   FAULT_APPLETS="a b"  only these applets (unseal-to, unseal-to-ek:
+#                  unseal of a blob from seal --to or --to-ek, which
+#                  imports it; seal-escrow: seal with
 #                  escrow copies and a recovery code; reseal-escrow:
 #                  reseal a blob that does not unseal, from its escrow
 #                  copy)
@@ -87,6 +88,15 @@ prep_state() {
 		tb seal --to "$FD/srk.pem" -f -o "$FD/toblob" \
 			"$FD/data32" >/dev/null 2>&1 || true
 	fi
+	# unseal-to-ek's: sealed with --to-ek for this TPM's EK (made by
+	# tpm2_createek, not persisted), survives clearall
+	if tb seal --help | grep -q -- --to-ek && [ ! -s "$FD/ekblob" ] &&
+	   tpm2_createek -c "$FD/ek.ctx" -G ecc -u "$FD/ek.pub" \
+		>/dev/null 2>&1; then
+		tpm2_flushcontext -t >/dev/null 2>&1
+		tb seal --to-ek "$FD/ek.pub" -o "$FD/ekblob" "$FD/data32" \
+			>/dev/null 2>&1 || true
+	fi
 	if has_applet akcreate && ! tb quote -k "$FD/ak.blob" -p sha256:0 \
 			-o "$FD/q.tmp" -f >/dev/null 2>&1; then
 		tb akcreate -o "$FD/ak.blob" --pub "$FD/ak.pem" -f \
@@ -159,6 +169,12 @@ recipe() {
 		[ -s "$FD/toblob" ] || return 2
 		ARGS=(unseal -o "$OUT" "$FD/toblob")
 		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
+	unseal-to-ek) OUT=$FD/out
+		# the same under the EK: PolicySecret sessions for Import
+		# and Load, the unseal session salted to the EK
+		[ -s "$FD/ekblob" ] || return 2
+		ARGS=(unseal -o "$OUT" "$FD/ekblob")
+		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
 	unseal) OUT=$FD/out
 		ARGS=(unseal --auth str:pw -o "$OUT" "$FD/blob")
 		# The response is HMAC-checked and encrypted: an exit-0 unseal
@@ -200,6 +216,7 @@ applets() {
 			echo seal-escrow
 		[ -s "$FD/rblob" ] && echo reseal-escrow
 		[ -s "$FD/toblob" ] && echo unseal-to
+		[ -s "$FD/ekblob" ] && echo unseal-to-ek
 		has_applet clearall && echo clearall
 	fi
 }

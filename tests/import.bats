@@ -273,7 +273,7 @@ PY
 	assert_failure 2
 	run tb seal --to "$to" --owner-auth str:x -o "$D/b" "$D/data"
 	assert_failure 2
-	assert_output --partial "--to seals for another one"
+	assert_output --partial "seal for another one"
 	# a TPM2B_PUBLIC says what the key is: an AK is no SRK
 	tb akcreate -o "$D/ak.blob" --tpm-public "$D/ak.pub" >/dev/null
 	run tb seal --to "$D/ak.pub" -o "$D/b" "$D/data"
@@ -303,4 +303,47 @@ PY
 		cmp - "$D/data"
 	"$TPMBOX" recover --recovery-code "file:$D/code" "$D/blob" |
 		cmp - "$D/data"
+}
+
+# ---- seal --to-ek (last: it clears the other TPM) ----
+
+@test "seal --to-ek: the target's EK (tpm2_createek's public, PEM or TPM2B_PUBLIC) imports it; the blob survives clearall there, an SRK blob does not" {
+	on_other tpm2_createek -c "$D/ek.ctx" -G ecc -u "$D/ek.pub" >/dev/null
+	on_other tpm2_readpublic -c "$D/ek.ctx" -f pem -o "$D/ek.pem" >/dev/null
+	on_other tpm2_flushcontext -t
+	head -c 100 /dev/urandom > "$D/data"
+	tb seal --to-ek "$D/ek.pem" -p "sha256:0=$Z64" -o "$D/ek.blob" \
+		"$D/data"
+	tb seal --to-ek "$D/ek.pub" --auth str:pw -o "$D/ek2.blob" "$D/data"
+	tb seal --to "$BATS_FILE_TMPDIR/other.pem" -o "$D/srk.blob" "$D/data"
+	on_other tb unseal "$D/ek.blob" | cmp - "$D/data"
+	on_other tb unseal --auth str:pw "$D/ek2.blob" | cmp - "$D/data"
+	# this TPM has another EK
+	run tb unseal "$D/ek.blob"
+	assert_failure 1
+	assert_output --partial "sealed for another EK"
+	# a clear: new owner seed (the SRK blob is lost), same EK
+	on_other tb clearall --yes >/dev/null
+	run on_other tb unseal "$D/srk.blob"
+	assert_failure 1
+	assert_output --partial "another SRK"
+	on_other tb unseal "$D/ek.blob" | cmp - "$D/data"
+	on_other tb unseal --auth str:pw "$D/ek2.blob" | cmp - "$D/data"
+	# a persisted EK is used as it is (RSA this time)
+	on_other tpm2_createek -c 0x81010001 -G rsa -u "$D/ekr.pub" >/dev/null
+	tb seal --to-ek "$D/ekr.pub" -o "$D/ekr.blob" "$D/data"
+	on_other tb unseal "$D/ekr.blob" | cmp - "$D/data"
+}
+
+@test "seal --to-ek refusals: an SRK's TPM2B_PUBLIC is no EK, an EK's is no SRK" {
+	head -c 16 /dev/urandom > "$D/data"
+	run tb seal --to-ek "$BATS_FILE_TMPDIR/other.pub" -o "$D/b" "$D/data"
+	assert_failure 2
+	assert_output --partial "not the public key of a standard EK"
+	tpm2_createek -c "$D/ek.ctx" -G ecc -u "$D/ek.pub" >/dev/null
+	t2_flush
+	run tb seal --to "$D/ek.pub" -o "$D/b" "$D/data"
+	assert_failure 2
+	assert_output --partial "not the public key of a standard SRK"
+	[ ! -e "$D/b" ]
 }

@@ -58,6 +58,11 @@ int tpm2_policy_pcr(struct tpm *t, uint32_t session,
 		    const uint8_t *pcrdigest, size_t n,
 		    const struct pcr_sel *sel);
 int tpm2_policy_authvalue(struct tpm *t, uint32_t session);
+/* TPM2_PolicySecret: auth_handle (a hierarchy, say) authorized by a
+ * vouches for the policy session; no nonce, cpHash, reference or
+ * expiration. */
+int tpm2_policy_secret(struct tpm *t, uint32_t auth_handle,
+		       struct tpm2_auth *a, uint32_t session);
 /* TPM2_PolicyRestart: the session's digest back to zeros (to run the
  * policy again after TPM_RC_PCR_CHANGED). */
 int tpm2_policy_restart(struct tpm *t, uint32_t session);

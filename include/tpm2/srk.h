@@ -54,13 +54,13 @@ int srk_pin_name(struct srk_pin *p, const char *hex, const char *from,
  * takeown --srk-pub writes it): the name of the standard SRK template
  * with that key.  Exit 6/3 for a missing or unreadable file, 2 when it
  * holds no P-256 or RSA-2048 public key. */
-/* Read a standard SRK's public area from path: its public key (PEM or
- * DER SubjectPublicKeyInfo, as takeown --srk-pub writes it) on the
- * standard template, or a TPM2B_PUBLIC (tpm2_readpublic -o).  Exit 2
- * when it is not a standard SRK, 3/6 when unreadable; from names the
- * option in messages. */
-int srk_pub_read(const char *path, struct tpm2_public *k, const char *from,
-		 struct tberr *e);
+/* Read a standard SRK's (ek: EK's, tpm2/ek.h) public area from path:
+ * its public key (PEM or DER SubjectPublicKeyInfo, as takeown --srk-pub
+ * writes it) on the standard template, or a TPM2B_PUBLIC
+ * (tpm2_readpublic -o).  Exit 2 when it is not such a key, 3/6 when
+ * unreadable; from names the option in messages. */
+int srk_pub_read(const char *path, struct tpm2_public *k, int ek,
+		 const char *from, struct tberr *e);
 int srk_pin_pub(struct srk_pin *p, const char *path, const char *from,
 		struct tberr *e);
 /* TPMBOX_SRK's value: a name in hex, else a path to the PEM. */

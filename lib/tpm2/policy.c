@@ -152,6 +152,38 @@ int tpm2_policy_pcr(struct tpm *t, uint32_t session,
 	return policy_cmd(t, TPM2_CC_PolicyPCR, session, b.p, b.len);
 }
 
+int tpm2_policy_secret(struct tpm *t, uint32_t auth_handle,
+		       struct tpm2_auth *a, uint32_t session)
+{
+	/* nonceTPM, cpHashA, policyRef empty; expiration 0 */
+	static uint8_t params[2 + 2 + 2 + 4];
+	struct tpm2_call c;
+	struct tb r;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.cc = TPM2_CC_PolicySecret;
+	c.nh = 2;
+	c.h[0] = auth_handle;
+	c.h[1] = session;
+	c.na = 1;
+	c.auth[0] = a;
+	c.params = params;
+	c.plen = sizeof(params);
+	if ((rc = tpm2_call(t, &c)))
+		return rc;
+	/* timeout (TPM2B), policyTicket (tag, hierarchy, digest) */
+	tb_init_read(&r, c.rparams, c.rplen);
+	tb_skip(&r, tb_get_u16(&r));
+	tb_get_u16(&r);
+	tb_get_u32(&r);
+	tb_skip(&r, tb_get_u16(&r));
+	if (tb_err(&r) || tb_left(&r))
+		return err_set(t->e, EX_IO, "TPM2_PolicySecret: malformed "
+			       "response");
+	return 0;
+}
+
 int tpm2_policy_restart(struct tpm *t, uint32_t session)
 {
 	return policy_cmd(t, TPM2_CC_PolicyRestart, session, NULL, 0);

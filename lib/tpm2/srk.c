@@ -13,6 +13,7 @@
 #include "tpm2/object.h"
 #include "tpm2/rc.h"
 #include "tpm2/session.h"
+#include "tpm2/ek.h"
 #include "tpm2/srk.h"
 
 struct tpm_trust {
@@ -60,8 +61,8 @@ int srk_pin_name(struct srk_pin *p, const char *hex, const char *from,
 	return 0;
 }
 
-int srk_pub_read(const char *path, struct tpm2_public *k, const char *from,
-		 struct tberr *e)
+int srk_pub_read(const char *path, struct tpm2_public *k, int ek,
+		 const char *from, struct tberr *e)
 {
 	struct vkey *vk = NULL;
 	uint8_t *data = NULL;
@@ -76,7 +77,9 @@ int srk_pub_read(const char *path, struct tpm2_public *k, const char *from,
 		struct tb b;
 
 		tb_init_read(&b, data, n);
-		rc = tpm2_public_get2b(&b, k, e) || !tpm2_srk_matches(k, NULL);
+		rc = tpm2_public_get2b(&b, k, e) || tb_left(&b) ||
+		     !(ek ? tpm2_ek_matches(k, NULL) :
+		       tpm2_srk_matches(k, NULL));
 		goto out;
 	}
 	if ((rc = vkey_parse(data, n, &vk, e))) {
@@ -97,13 +100,25 @@ int srk_pub_read(const char *path, struct tpm2_public *k, const char *from,
 		if (!rc && (xl != 256 || exp != 65537))
 			rc = -1;
 	}
+	if (!rc && ek) {
+		struct tpm2_public key = *k;
+
+		/* the same key on the EK template */
+		tpm2_ek_template(k, key.type == TPM2_ALG_RSA);
+		memcpy(k->ecc_x, key.ecc_x, sizeof(k->ecc_x));
+		memcpy(k->ecc_y, key.ecc_y, sizeof(k->ecc_y));
+		memcpy(k->rsa_n, key.rsa_n, sizeof(k->rsa_n));
+		k->ecc_xlen = key.ecc_xlen;
+		k->ecc_ylen = key.ecc_ylen;
+		k->rsa_nlen = key.rsa_nlen;
+	}
 	if (!rc && tpm2_public_finish(k))
 		rc = -1;
 out:
 	if (rc)
 		rc = err_set(e, EX_USAGE, "%s %s: not the public key of a "
-			     "standard SRK (NIST P-256, or RSA-2048 with "
-			     "exponent 65537)", from, path);
+			     "standard %s (NIST P-256, or RSA-2048 with "
+			     "exponent 65537)", from, path, ek ? "EK" : "SRK");
 	vkey_free(vk);
 	free(data);
 	return rc;
@@ -118,7 +133,7 @@ int srk_pin_pub(struct srk_pin *p, const char *path, const char *from,
 	memset(p, 0, sizeof(*p));
 	if (!k)
 		return err_set(e, EX_FAIL, "out of memory");
-	if (!(rc = srk_pub_read(path, k, from, e))) {
+	if (!(rc = srk_pub_read(path, k, 0, from, e))) {
 		memcpy(p->name, k->name, k->namelen);
 		p->namelen = k->namelen;
 		p->type = k->type;

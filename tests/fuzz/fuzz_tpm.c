@@ -8,6 +8,7 @@
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/dup.h"
+#include "tpm2/ek.h"
 #include "tpm2/nv.h"
 #include "tpm2/object.h"
 #include "tpm2/attest.h"
@@ -35,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 13) {
+	switch (op % 14) {
 	case 0:
 		tpm2_getrandom(t, buf, (size_t)arg * 4 + 1);
 		break;
@@ -164,6 +165,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dup.n = 8;
 		tpm2_import(t, 0x81000001, NULL, 0, NULL, &obj, &dup, seed,
 			    sizeof(seed), &priv);
+		break;
+	}
+	case 13: {
+		/* seal --to-ek's unseal: the EK found or made, its policy
+		 * session (StartAuthSession, PolicySecret) */
+		struct tpm2_session *s = NULL;
+		struct tpm2_srk ek;
+		struct tpm2_auth a;
+
+		if (tpm2_ek_find(t, arg & 1, &ek) == 0) {
+			tpm2_ek_auth(t, &s, &a);
+			tpm2_srk_put(t, &ek);
+		}
+		if (s)
+			tpm2_session_flush(t, s);
 		break;
 	}
 	}

@@ -1,0 +1,43 @@
+/* The endorsement key (TCG EK Credential Profile for TPM 2.0, the low
+ * range templates L-1 RSA-2048 and L-2 NIST P-256): its template, finding
+ * it (persisted at 0x81010001 / 0x81010002, else made under the
+ * endorsement hierarchy), and authorizing its use: its authPolicy is
+ * PolicySecret(TPM_RH_ENDORSEMENT), so each use takes a policy session
+ * that ran TPM2_PolicySecret with the endorsement hierarchy's value. */
+#ifndef TPMBOX_TPM2_EK_H
+#define TPMBOX_TPM2_EK_H
+
+#include <stdint.h>
+
+#include "tpm2/object.h"
+#include "tpm2/srk.h"
+
+struct tpm;
+struct tpm2_session;
+struct tpm2_auth;
+
+#define TPM2_EK_RSA_HANDLE	0x81010001u
+#define TPM2_EK_ECC_HANDLE	0x81010002u
+
+/* fixedTPM, fixedParent, sensitiveDataOrigin, adminWithPolicy,
+ * restricted, decrypt: no userWithAuth, so only the policy authorizes. */
+#define TPM2_EK_ATTRS (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | \
+	TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_ADMINWITHPOLICY | \
+	TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT)
+
+/* The L-1 (rsa) or L-2 template, finished (zero-filled unique). */
+void tpm2_ek_template(struct tpm2_public *p, int rsa);
+/* Whether p is an EK of one of those templates (any unique); *rsa gets
+ * which (may be NULL). */
+int tpm2_ek_matches(const struct tpm2_public *p, int *rsa);
+/* The EK: the persisted one of that type when it is of the template,
+ * else made with TPM2_CreatePrimary (empty endorsement value; k->transient
+ * set, flush with tpm2_srk_put). */
+int tpm2_ek_find(struct tpm *t, int rsa, struct tpm2_srk *k);
+/* A policy session that satisfies the EK's policy for one command:
+ * started (*s, flush it) when NULL, else restarted; TPM2_PolicySecret
+ * with the empty endorsement value; a filled for the call. */
+int tpm2_ek_auth(struct tpm *t, struct tpm2_session **s,
+		 struct tpm2_auth *a);
+
+#endif
