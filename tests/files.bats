@@ -199,3 +199,50 @@ as_tu() { setpriv --reuid="$TU" --regid="$TU" --clear-groups "$@"; }
 	run ls "$FD"
 	refute_output --partial core
 }
+
+@test "a killed unseal leaves no core holding the secret; a dumpable process holding it does (the check can fail)" {
+	local d=$BATS_TEST_TMPDIR pid
+	# 1 MiB of a marker: any part of it in memory shows in a core
+	yes TPMBOX-CORE-MARKER-7f3a | head -c 1048576 > "$d/secret"
+	tb seal -o "$d/blob" "$d/secret"
+	# The control: cat holds the secret, blocked on a pipe nobody reads;
+	# killed with SEGV it dumps core in its directory (core_pattern
+	# "core"), and the marker is in it.
+	mkfifo "$d/never"
+	(cd "$d" && ulimit -c unlimited && exec cat secret > never) &
+	exec 7<>"$d/never"	# a reader that never reads: cat blocks
+	for _ in $(seq 50); do
+		pid=$(pgrep -f "^cat secret" | head -1)
+		[ -n "$pid" ] && break
+		sleep 0.1
+	done
+	[ -n "$pid" ]
+	sleep 0.3
+	kill -SEGV "$pid"
+	wait "$pid" 2>/dev/null || true
+	exec 7>&-
+	ls "$d"/core* >/dev/null 2>&1 ||
+		skip "no core was written for a dumpable process here"
+	grep -q TPMBOX-CORE-MARKER "$d"/core*
+	rm -f "$d"/core*
+	# unseal: the secret in memory, blocked writing it to a pipe
+	# nobody reads, killed the same way: no core at all.
+	(cd "$d" && ulimit -c unlimited && exec "$TPMBOX" unseal blob > never) &
+	exec 7<>"$d/never"
+	for _ in $(seq 50); do
+		pid=$(pgrep -f "unseal blob" | head -1)
+		[ -n "$pid" ] && break
+		sleep 0.1
+	done
+	[ -n "$pid" ]
+	sleep 0.5
+	# it has unsealed: blocked writing the secret into the full pipe,
+	# the rest of it in its memory
+	grep -q pipe_write "/proc/$pid/wchan"
+	kill -SEGV "$pid"
+	wait "$pid" 2>/dev/null || true
+	exec 7>&-
+	run ls "$d"
+	refute_output --partial core
+	! grep -rqs TPMBOX-CORE-MARKER "$d"/core* 2>/dev/null
+}
