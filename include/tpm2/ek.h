@@ -35,7 +35,7 @@ int tpm2_ek_matches(const struct tpm2_public *p, int *rsa);
  * set, flush with tpm2_srk_put). */
 int tpm2_ek_find(struct tpm *t, int rsa, struct tpm2_srk *k);
 /* A policy session that satisfies the EK's policy for one command:
- * started (*s, flush it) when NULL, else restarted; TPM2_PolicySecret
+ * started (*s, flush it) when NULL, else reused; TPM2_PolicySecret
  * with the empty endorsement value; a filled for the call. */
 int tpm2_ek_auth(struct tpm *t, struct tpm2_session **s,
 		 struct tpm2_auth *a);

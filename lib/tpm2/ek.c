@@ -72,12 +72,11 @@ int tpm2_ek_auth(struct tpm *t, struct tpm2_session **s,
 	struct tpm2_auth ea;
 	int rc;
 
-	if (!*s)
-		rc = tpm2_session_start(t, TPM2_SE_POLICY, TPM2_RH_NULL, NULL,
-					TPM2_RH_NULL, NULL, 0, 0, s);
-	else
-		rc = tpm2_policy_restart(t, tpm2_session_handle(*s));
-	if (rc)
+	/* A policy session that authorized a command starts over by itself
+	 * (Part 1: its policyDigest is reset): no PolicyRestart needed. */
+	if (!*s && (rc = tpm2_session_start(t, TPM2_SE_POLICY, TPM2_RH_NULL,
+					    NULL, TPM2_RH_NULL, NULL, 0, 0,
+					    s)))
 		return rc;
 	tpm2_auth_pw(&ea, NULL, 0);
 	if ((rc = tpm2_policy_secret(t, TPM2_RH_ENDORSEMENT, &ea,
