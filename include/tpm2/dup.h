@@ -1,11 +1,8 @@
 /* Duplication done on the host (Part 1, 23.3): an object made here,
  * wrapped so that only a given parent key, on a TPM that is not here, can
- * take it in with TPM2_Import.  Outer wrapper only (no inner wrapper, so
- * the object must not ask for encryptedDuplication): a seed encrypted to
- * the parent with the label "DUPLICATE" (tpm2/secret.h), the sensitive
- * area AES-CFB encrypted with KDFa(parent nameAlg, seed, "STORAGE",
- * name, -) and HMACed with KDFa(.., "INTEGRITY", -, -) over the encrypted
- * sensitive area and the object's name.  Used by seal --to. */
+ * take it in with TPM2_Import.  Outer wrapper only (tpm2/wrap.h, label
+ * "DUPLICATE"; no inner wrapper, so the object must not ask for
+ * encryptedDuplication).  Used by seal --to. */
 #ifndef TPMBOX_TPM2_DUP_H
 #define TPMBOX_TPM2_DUP_H
 

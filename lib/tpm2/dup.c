@@ -3,12 +3,11 @@
 
 #include "buf.h"
 #include "crypto/hash.h"
-#include "crypto/kdf.h"
 #include "crypto/pk.h"
-#include "crypto/sym.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/dup.h"
+#include "tpm2/wrap.h"
 
 #define SEAL_DATA_MAX 128	/* MAX_SYM_DATA: a TPM2B_SENSITIVE_DATA */
 
@@ -66,13 +65,9 @@ int tpm2_dup_wrap(const struct tpm2_public *parent,
 		  const struct tpm2_public *obj, const uint8_t *sens,
 		  size_t senslen, struct tpm2_dup *out, struct tberr *e)
 {
-	static const uint8_t zero[64];
-	uint8_t seed[TPM2_SECRET_MAX], symkey[32], hmackey[64], iv[AES_BLOCK];
-	uint8_t *enc;
-	size_t seedlen, d = hash_size(parent->name_alg), hat, encat;
-	struct tb b, s;
-	struct hmac_ctx *h;
-	int rc = EX_FAIL;
+	uint8_t in[2 + TPM2_SENSITIVE_MAX];
+	struct tb b;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (obj->attrs & (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
@@ -80,64 +75,17 @@ int tpm2_dup_wrap(const struct tpm2_public *parent,
 		return err_set(e, EX_FAIL, "duplication: the object is fixed "
 			       "to its TPM or parent, or asks for an inner "
 			       "wrapper");
-	if (parent->sym_alg != TPM2_ALG_AES ||
-	    parent->sym_mode != TPM2_ALG_CFB ||
-	    (parent->sym_bits != 128 && parent->sym_bits != 256))
-		return err_set(e, EX_FAIL, "duplication: the parent key is "
-			       "not a storage key with AES-CFB");
-	if (2 + 2 + d + 2 + senslen > sizeof(out->priv.b))
+	/* No inner wrapper: the TPM2B_SENSITIVE goes under the outer one. */
+	tb_init(&b, in, sizeof(in));
+	tb_put_tpm2b(&b, sens, senslen);
+	if (tb_err(&b))
 		return err_set(e, EX_FAIL, "duplication: sensitive area too "
 			       "large");
-	/* The seed, encrypted to the parent with the label "DUPLICATE". */
-	tb_init(&s, out->seed, sizeof(out->seed));
-	if (tpm2_secret_make(parent, "DUPLICATE", seed, &seedlen, &s,
-			     "the new parent key", e))
-		return EX_FAIL;
-	out->seedlen = s.len;
-	/* symKey = KDFa(pNameAlg, seed, "STORAGE", name, -, sym bits);
-	 * HMACkey = KDFa(pNameAlg, seed, "INTEGRITY", -, -, digest bits) */
-	if (kdfa(parent->name_alg, seed, seedlen, "STORAGE", obj->name,
-		 obj->namelen, NULL, 0, symkey, parent->sym_bits) ||
-	    kdfa(parent->name_alg, seed, seedlen, "INTEGRITY", NULL, 0, NULL,
-		 0, hmackey, d * 8)) {
-		err_set(e, EX_FAIL, "KDFa failed");
-		goto out;
-	}
-	/* TPM2B_PRIVATE contents: TPM2B_DIGEST outerHMAC ||
-	 * CFB(symKey, IV 0, TPM2B_SENSITIVE) */
-	tb_init(&b, out->priv.b, sizeof(out->priv.b));
-	tb_put_u16(&b, (uint16_t)d);
-	hat = b.len;
-	tb_put_bytes(&b, zero, d);	/* the HMAC, filled in last */
-	encat = b.len;
-	tb_put_u16(&b, (uint16_t)senslen);
-	tb_put_bytes(&b, sens, senslen);
-	if (tb_err(&b)) {
-		err_set(e, EX_FAIL, "duplication: sensitive area too large");
-		goto out;
-	}
-	enc = out->priv.b + encat;
-	memset(iv, 0, sizeof(iv));
-	if (aes_cfb(symkey, parent->sym_bits / 8, iv, enc, b.len - encat,
-		    0)) {
-		err_set(e, EX_FAIL, "AES-CFB failed");
-		goto out;
-	}
-	if (!(h = hmac_new(parent->name_alg, hmackey, d))) {
-		err_set(e, EX_FAIL, "out of memory");
-		goto out;
-	}
-	hmac_update(h, enc, b.len - encat);
-	hmac_update(h, obj->name, obj->namelen);
-	hmac_final(h, out->priv.b + hat);
-	out->priv.n = b.len;
-	rc = 0;
-out:
-	explicit_bzero(seed, sizeof(seed));
-	explicit_bzero(symkey, sizeof(symkey));
-	explicit_bzero(hmackey, sizeof(hmackey));
-	if (rc)
-		explicit_bzero(out, sizeof(*out));
+	rc = tpm2_wrap_outer(parent, "DUPLICATE", obj->name, obj->namelen,
+			     in, b.len, out->priv.b, sizeof(out->priv.b),
+			     &out->priv.n, out->seed, &out->seedlen,
+			     "duplication: the parent key", e);
+	explicit_bzero(in, sizeof(in));
 	return rc;
 }
 
