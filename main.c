@@ -472,7 +472,7 @@ static int handles_secrets(const char *name)
 		"seal", "unseal", "takeown", "clearall", "getrandom",
 		"akcreate", "quote", "nvdefine", "nvread", "nvwrite",
 		"nvextend", "nvincrement", "nvsetbits", "nvrelease",
-		"recover", "reseal",
+		"recover", "reseal", "activatecredential", "makecredential",
 	};
 	size_t j;
 

@@ -102,6 +102,18 @@ prep_state() {
 		tb akcreate -o "$FD/ak.blob" --pub "$FD/ak.pem" -f \
 			>/dev/null 2>&1 || true
 	fi
+	# activatecredential's credential: for this TPM's EK and the AK
+	if has_applet makecredential && [ -s "$FD/ak.blob" ] &&
+	   ! tb activatecredential -k "$FD/ak.blob" -i "$FD/cred" \
+		>/dev/null 2>&1 &&
+	   tpm2_createek -c "$FD/ekc.ctx" -G ecc -u "$FD/ekc.pub" \
+		>/dev/null 2>&1; then
+		tpm2_flushcontext -t >/dev/null 2>&1
+		tb akcreate -o "$FD/ak.blob" --pub "$FD/ak.pem" \
+			--name "$FD/ak.name" -f >/dev/null 2>&1 &&
+		tb makecredential --ek "$FD/ekc.pub" --name "$FD/ak.name" \
+			-i "$FD/data32" -o "$FD/cred" -f >/dev/null 2>&1 || true
+	fi
 	true
 }
 
@@ -150,6 +162,13 @@ recipe() {
 			tb recover --recovery-code "file:$FD/code" "$OUT" |
 				cmp -s - "$FD/data32"' ;;
 	recover) return 2 ;;	# never opens the TPM
+	makecredential) return 2 ;;	# likewise
+	activatecredential) OUT=$FD/out
+		# a credential for this TPM's EK and the suite's AK: an exit-0
+		# run wrote exactly the secret
+		[ -s "$FD/cred" ] || return 2
+		ARGS=(activatecredential -k "$FD/ak.blob" -i "$FD/cred" -o "$OUT")
+		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
 	reseal) OUT=$FD/out
 		# unseal then seal in one process: an exit-0 blob must unseal
 		# to the data, with the new password

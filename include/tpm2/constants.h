@@ -33,6 +33,7 @@
 #define TPM2_CC_NV_ReadLock		0x014f
 #define TPM2_CC_ObjectChangeAuth	0x0150
 #define TPM2_CC_PolicySecret		0x0151
+#define TPM2_CC_ActivateCredential	0x0147
 #define TPM2_CC_Create			0x0153
 #define TPM2_CC_Import			0x0156
 #define TPM2_CC_Load			0x0157

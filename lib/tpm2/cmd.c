@@ -38,6 +38,7 @@ static const struct {
 	{TPM2_CC_NV_ReadLock, "TPM2_NV_ReadLock"},
 	{TPM2_CC_ObjectChangeAuth, "TPM2_ObjectChangeAuth"},
 	{TPM2_CC_PolicySecret, "TPM2_PolicySecret"},
+	{TPM2_CC_ActivateCredential, "TPM2_ActivateCredential"},
 	{TPM2_CC_Create, "TPM2_Create"},
 	{TPM2_CC_Import, "TPM2_Import"},
 	{TPM2_CC_Load, "TPM2_Load"},

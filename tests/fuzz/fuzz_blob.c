@@ -1,9 +1,11 @@
 /* Files tpmbox reads back: the sealed blob (PEM, DER, base64), the AK
- * blob, PEM public keys, TPM2B_PUBLIC. First byte picks the reader. */
+ * blob, PEM public keys, TPM2B_PUBLIC, the credential file.  First byte
+ * picks the reader. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "crypto/verify.h"
+#include "credfile.h"
 #include "pem.h"
 #include "keyfile.h"
 #include "tpm2/attest.h"
@@ -19,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	memset(&e, 0, sizeof(e));
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0: {
 		struct keyfile k;
 
@@ -53,6 +55,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct tpm2_public pub;
 
 		tpm2_public_parse(data + 1, size - 1, &pub, &e);
+		break;
+	}
+	case 5: {
+		struct credfile cf;
+
+		credfile_decode(data + 1, size - 1, &cf, &e);
 		break;
 	}
 	}

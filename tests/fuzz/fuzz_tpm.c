@@ -7,6 +7,7 @@
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
+#include "tpm2/cred.h"
 #include "tpm2/dup.h"
 #include "tpm2/ek.h"
 #include "tpm2/nv.h"
@@ -36,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 14) {
+	switch (op % 15) {
 	case 0:
 		tpm2_getrandom(t, buf, (size_t)arg * 4 + 1);
 		break;
@@ -180,6 +181,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (s)
 			tpm2_session_flush(t, s);
+		break;
+	}
+	case 14: {
+		/* activatecredential: AK loaded, EK, sessions, the answer */
+		static struct ak_blob b;
+		static struct credfile cf;
+		struct tpm2_public ak;
+		uint8_t sec[TPM2_CRED_MAX];
+		size_t n;
+
+		ak_template(&ak, arg & 1);
+		b.parent = 0x81000001;
+		b.pub[0] = (uint8_t)(ak.rawlen >> 8);
+		b.pub[1] = (uint8_t)ak.rawlen;
+		memcpy(b.pub + 2, ak.raw, ak.rawlen);
+		b.publen = ak.rawlen + 2;
+		b.privlen = 4;
+		b.priv[1] = 2;
+		cf.idlen = 4;
+		cf.secretlen = arg & 2 ? 2 + 256 : 2 + 68;
+		tpm2_activate(t, &b, &cf, sec, &n);
 		break;
 	}
 	}
