@@ -102,6 +102,13 @@ prep_state() {
 		tb akcreate -o "$FD/ak.blob" --pub "$FD/ak.pem" -f \
 			>/dev/null 2>&1 || true
 	fi
+	# ekpub's check: the ECC EK as tpm2_createek makes it
+	if [ ! -s "$FD/ek.pem" ] &&
+	   tpm2_createek -c "$FD/eke.ctx" -G ecc >/dev/null 2>&1; then
+		tpm2_readpublic -c "$FD/eke.ctx" -f pem -o "$FD/ek.pem" \
+			>/dev/null 2>&1
+		tpm2_flushcontext -t >/dev/null 2>&1
+	fi
 	# activatecredential's credential: for this TPM's EK and the AK
 	if has_applet makecredential && [ -s "$FD/ak.blob" ] &&
 	   ! tb activatecredential -k "$FD/ak.blob" -i "$FD/cred" \
@@ -163,6 +170,9 @@ recipe() {
 				cmp -s - "$FD/data32"' ;;
 	recover) return 2 ;;	# never opens the TPM
 	makecredential) return 2 ;;	# likewise
+	ekpub) OUT=$FD/out; ARGS=(ekpub --ecc -o "$OUT")
+		# an exit-0 run wrote this TPM's EK
+		CHECK='cmp -s "$OUT" "$FD/ek.pem"' ;;
 	activatecredential) OUT=$FD/out
 		# a credential for this TPM's EK and the suite's AK: an exit-0
 		# run wrote exactly the secret

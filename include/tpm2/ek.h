@@ -34,6 +34,25 @@ int tpm2_ek_matches(const struct tpm2_public *p, int *rsa);
  * else made with TPM2_CreatePrimary (empty endorsement value; k->transient
  * set, flush with tpm2_srk_put). */
 int tpm2_ek_find(struct tpm *t, int rsa, struct tpm2_srk *k);
+/* NV indices of the EK Credential Profile: a template (TPMT_PUBLIC) and
+ * a nonce for the unique field, per key type. */
+#define TPM2_EK_NV_RSA_NONCE	0x01c00003u
+#define TPM2_EK_NV_RSA_TEMPLATE	0x01c00004u
+#define TPM2_EK_NV_ECC_NONCE	0x01c0000bu
+#define TPM2_EK_NV_ECC_TEMPLATE	0x01c0000cu
+
+/* Where tpm2_ek_public found the EK. */
+enum { EK_PERSISTED = 1, EK_TEMPLATE, EK_NV_TEMPLATE };
+
+/* The EK's public area as the EK Credential Profile defines it: the one
+ * persisted at 0x81010001 (rsa) / 0x81010002 when it is a restricted
+ * decryption key of that type; else the key TPM2_CreatePrimary makes
+ * under the endorsement hierarchy from the template in NV (with the NV
+ * nonce, when present, at the start of the unique field, the rest zero)
+ * or the L-1/L-2 template (made and flushed).  *how gets EK_*. */
+int tpm2_ek_public(struct tpm *t, int rsa, struct tpm2_public *pub,
+		   int *how);
+
 /* A policy session that satisfies the EK's policy for one command:
  * started (*s, flush it) when NULL, else reused; TPM2_PolicySecret
  * with the empty endorsement value; a filled for the call. */

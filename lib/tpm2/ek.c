@@ -1,9 +1,11 @@
 /* The endorsement key: see include/tpm2/ek.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/ek.h"
+#include "tpm2/nv.h"
 #include "tpm2/policy.h"
 #include "tpm2/session.h"
 
@@ -84,5 +86,131 @@ int tpm2_ek_auth(struct tpm *t, struct tpm2_session **s,
 		return err_prefix(t->e, "the EK's policy (PolicySecret with "
 				  "the endorsement hierarchy)");
 	tpm2_session_use(*s, a, NULL, 0);
+	return 0;
+}
+
+/* An NV index's whole contents, read with its own empty value (the
+ * profile's indices are readable so); 0 and *n = 0 when it is not
+ * defined. */
+static int nv_whole(struct tpm *t, uint32_t index, uint8_t *out, size_t cap,
+		    size_t *n)
+{
+	struct nv_public p;
+	struct nv_access x;
+	struct tpm2_auth a;
+	int rc;
+
+	*n = 0;
+	rc = tpm2_nv_readpublic(t, index, &p);
+	if (rc == EX_NOENT) {
+		err_clear(t->e);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (p.size > cap)
+		return err_set(t->e, EX_FAIL, "NV index 0x%08x: %u bytes is "
+			       "too large for an EK template or nonce",
+			       index, (unsigned)p.size);
+	tpm2_auth_pw(&a, NULL, 0);
+	memset(&x, 0, sizeof(x));
+	x.p = &p;
+	x.auth_handle = index;
+	x.a = &a;
+	x.chunk = 512;
+	if ((rc = tpm2_nv_read(t, &x, out, p.size, 0)))
+		return err_prefix(t->e, "NV index 0x%08x", index);
+	*n = p.size;
+	return 0;
+}
+
+/* The template from NV (and its nonce), if the profile's index holds
+ * one.  *found = 0 when not. */
+static int nv_template(struct tpm *t, int rsa, struct tpm2_public *tmpl,
+		       int *found)
+{
+	uint8_t *buf = malloc(TPM2_PUBLIC_MAX), nonce[512];
+	size_t n, nn;
+	int rc;
+
+	*found = 0;
+	if (!buf)
+		return err_set(t->e, EX_FAIL, "out of memory");
+	rc = nv_whole(t, rsa ? TPM2_EK_NV_RSA_TEMPLATE :
+		      TPM2_EK_NV_ECC_TEMPLATE, buf, TPM2_PUBLIC_MAX, &n);
+	if (rc || n == 0)
+		goto out;
+	if ((rc = tpm2_public_parse(buf, n, tmpl, t->e))) {
+		err_prefix(t->e, "the EK template in NV");
+		goto out;
+	}
+	if ((rc = nv_whole(t, rsa ? TPM2_EK_NV_RSA_NONCE :
+			   TPM2_EK_NV_ECC_NONCE, nonce, sizeof(nonce), &nn)))
+		goto out;
+	if (nn) {
+		/* the nonce first, zeros to the key's size */
+		size_t cap = rsa ? tmpl->rsa_bits / 8 : 32;
+
+		if (nn > cap || cap > sizeof(tmpl->rsa_n)) {
+			rc = err_set(t->e, EX_FAIL, "the EK nonce in NV is "
+				     "larger than the key");
+			goto out;
+		}
+		if (rsa) {
+			memset(tmpl->rsa_n, 0, cap);
+			memcpy(tmpl->rsa_n, nonce, nn);
+			tmpl->rsa_nlen = cap;
+		} else {
+			memset(tmpl->ecc_x, 0, 32);
+			memset(tmpl->ecc_y, 0, 32);
+			memcpy(tmpl->ecc_x, nonce, nn);
+			tmpl->ecc_xlen = tmpl->ecc_ylen = 32;
+		}
+	}
+	if (tpm2_public_finish(tmpl)) {
+		rc = err_set(t->e, EX_FAIL, "the EK template in NV is too "
+			     "large");
+		goto out;
+	}
+	*found = 1;
+out:
+	free(buf);
+	return rc;
+}
+
+int tpm2_ek_public(struct tpm *t, int rsa, struct tpm2_public *pub,
+		   int *how)
+{
+	struct tpm2_public tmpl;
+	struct tpm2_auth a;
+	uint32_t h = 0;
+	int rc, found;
+
+	rc = tpm2_readpublic(t, rsa ? TPM2_EK_RSA_HANDLE : TPM2_EK_ECC_HANDLE,
+			     pub);
+	if (rc == 0 && pub->type == (rsa ? TPM2_ALG_RSA : TPM2_ALG_ECC) &&
+	    (pub->attrs & TPMA_OBJECT_RESTRICTED) &&
+	    (pub->attrs & TPMA_OBJECT_DECRYPT)) {
+		*how = EK_PERSISTED;
+		return 0;
+	}
+	if (rc && rc != EX_NOENT)
+		return rc;
+	err_clear(t->e);
+	if ((rc = nv_template(t, rsa, &tmpl, &found)))
+		return rc;
+	if (!found)
+		tpm2_ek_template(&tmpl, rsa);
+	*how = found ? EK_NV_TEMPLATE : EK_TEMPLATE;
+	tpm2_auth_pw(&a, NULL, 0);
+	rc = tpm2_create_primary(t, TPM2_RH_ENDORSEMENT, &a, &tmpl, NULL, 0,
+				 &h, pub);
+	if (h)
+		tpm2_flush(t, h);
+	if (rc)
+		return err_prefix(t->e, "making the EK");
+	if (!tpm2_public_same_template(pub, &tmpl))
+		return err_set(t->e, EX_FAIL, "TPM2_CreatePrimary: the key "
+			       "made is not the EK its template asks for");
 	return 0;
 }

@@ -175,7 +175,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct tpm2_srk ek;
 		struct tpm2_auth a;
 
-		if (tpm2_ek_find(t, arg & 1, &ek) == 0) {
+		if (arg & 2) {
+			static struct tpm2_public pub;
+			int how;
+
+			/* ekpub: persisted, NV template and nonce, made */
+			tpm2_ek_public(t, arg & 1, &pub, &how);
+		} else if (tpm2_ek_find(t, arg & 1, &ek) == 0) {
 			tpm2_ek_auth(t, &s, &a);
 			tpm2_srk_put(t, &ek);
 		}

@@ -1,0 +1,110 @@
+/* ekpub: the endorsement key's public key, as the TCG EK Credential
+ * Profile defines the EK (persisted, NV template, or the L-1/L-2
+ * template), for seal --to-ek, makecredential and a verifier. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "applet.h"
+#include "crypto/pk.h"
+#include "file.h"
+#include "hex.h"
+#include "tpm2/constants.h"
+#include "tpm2/ek.h"
+#include "tpm2/srk.h"
+
+static const char usage[] =
+	"usage: ekpub [--rsa | --ecc] [-o PEM] [--pub FILE] [--name] [-f]\n"
+	"Write the endorsement key's public key (PEM) to stdout or PEM: the\n"
+	"EK persisted at 0x81010001 (RSA) / 0x81010002 (ECC), else the key\n"
+	"made from the template in NV (0x01c00004 / 0x01c0000c, with its\n"
+	"nonce), else from the TCG template L-1 (RSA-2048) / L-2 (P-256).\n"
+	"  --rsa      the RSA EK (the default)\n"
+	"  --ecc      the ECC (NIST P-256) EK\n"
+	"  -o PEM     write the PEM here (atomic)\n"
+	"  --pub FILE  also write its TPM2B_PUBLIC (tpm2_createek -u format)\n"
+	"  --name     print its name (hex) and where it came from\n"
+	"  -f         replace existing files\n";
+
+static const char shortopts[] = "o:f";
+static const struct option longopts[] = {
+	{ "rsa", no_argument, NULL, 'r' },
+	{ "ecc", no_argument, NULL, 'e' },
+	{ "pub", required_argument, NULL, 'p' },
+	{ "name", no_argument, NULL, 'n' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const char *const whence[] = {
+	"", "persisted", "made from the TCG template",
+	"made from the template in NV"
+};
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	const char *out = "-", *pubf = NULL;
+	struct tpm2_public *ek = calloc(1, sizeof(*ek));
+	int o, rsa = 1, name = 0, flags = 0, how = 0, rc = 0;
+	char *pem = NULL, hx[2 * TPM2_NAME_MAX + 1];
+	uint8_t b2[2 + TPM2_PUBLIC_MAX];
+	size_t pemlen;
+	struct tpm *t;
+
+	if (!ek)
+		return ctx_usage(c, "out of memory");
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (o) {
+		case 'r': rsa = 1; break;
+		case 'e': rsa = 0; break;
+		case 'o': out = optarg; break;
+		case 'p': pubf = optarg; break;
+		case 'n': name = 1; break;
+		case 'f': flags |= OUT_FORCE; break;
+		default: rc = ctx_usage(c, "unknown option"); goto done;
+		}
+	}
+	if (optind != argc) {
+		rc = ctx_usage(c, "no operands expected");
+		goto done;
+	}
+	/* Step 1: the EK, its answers HMACed in the process session. */
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_ek_public(t, rsa, ek, &how)) {
+		rc = ctx_fail(c);
+		goto done;
+	}
+	/* Step 2: its public key and the files. */
+	if (ek->type == TPM2_ALG_RSA ?
+	    pk_pem_rsa(ek->rsa_n, ek->rsa_nlen, ek->rsa_exp, &pem, &pemlen) :
+	    pk_pem_p256(ek->ecc_x, ek->ecc_xlen, ek->ecc_y, ek->ecc_ylen,
+			&pem, &pemlen)) {
+		rc = ctx_usage(c, "the EK's public key cannot be written as "
+			       "PEM");
+		goto done;
+	}
+	b2[0] = (uint8_t)(ek->rawlen >> 8);
+	b2[1] = (uint8_t)ek->rawlen;
+	memcpy(b2 + 2, ek->raw, ek->rawlen);
+	if ((pubf && file_write_atomic(pubf, b2, ek->rawlen + 2, flags,
+				       &c->e)) ||
+	    file_write_atomic(out, pem, pemlen, flags, &c->e)) {
+		rc = ctx_fail(c);
+		goto done;
+	}
+	if (name) {
+		hex_encode(ek->name, ek->namelen, hx);
+		printf("%s (%s%s)\n", hx, whence[how],
+		       how == 1 ? (rsa ? " at 0x81010001" : " at 0x81010002") :
+		       "");
+	}
+done:
+	free(pem);
+	free(ek);
+	return rc;
+}
+
+const struct applet applet_ekpub = {
+	"ekpub", "the endorsement key's public key (TCG EK templates)",
+	usage, run, shortopts, longopts, APPLET_PIN
+};
