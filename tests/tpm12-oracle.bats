@@ -8,7 +8,14 @@
 load helpers/common
 load helpers/tcsd
 
+ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+# The codec checker: tests/unit/test_tss12 FILE... reads each file with
+# lib/tssfile.c and lib/tpm12/structs.c and writes every structure back
+# (make builds only what is missing: the unit tests' binary).
+CHECKER=$ROOT/${BUILD:-build}/unit/test_tss12
+
 setup_file() {
+	make -s -C "$ROOT" "${BUILD:-build}/unit/test_tss12" >&2 || return 1
 	swtpm12_tcp_start && tcsd_start
 }
 teardown_file() { tpm12_oracle_stop; }
@@ -92,6 +99,48 @@ tss_section() {
 	# tag 0016, et 0000, sealInfoSize 0x36, PCR_INFO_LONG tag 0006,
 	# localities 01/1f, creation selection empty, release 01 00 01.
 	[[ "$h" == 00160000000000360006011f00030000000003010001* ]]
+}
+
+@test "oracle: tpm_sealdata of 1 byte, 64 KiB to PCR 15, 1 KiB to PCR 23" {
+	local d; d=$(D)
+	head -c 1 /dev/urandom >"$d/one.in"
+	tpm_sealdata -z -i "$d/one.in" -o "$d/one.tss"
+	head -c 65536 /dev/urandom >"$d/big.in"
+	tpm_sealdata -z -i "$d/big.in" -o "$d/big.tss" -p 15
+	head -c 1024 /dev/urandom >"$d/p23.in"
+	tpm_sealdata -z -i "$d/p23.in" -o "$d/p23.tss" -p 23
+	for f in one big p23; do
+		tpm_unsealdata -z -i "$d/$f.tss" -o "$d/$f.out"
+		cmp "$d/$f.in" "$d/$f.out"
+	done
+}
+
+@test "oracle: tpmbox's codecs read every file tpm_sealdata wrote, byte for byte" {
+	local d; d=$(D)
+	for f in nopcr pcr07 pcr16 one big p23; do
+		[ -s "$d/$f.tss" ] || fail "$f.tss was not made (an earlier test failed)"
+	done
+	run "$CHECKER" "$d/nopcr.tss"
+	assert_success
+	assert_output --partial "key TPM_KEY usage 0x0011, TPM_STORED_DATA, pcr-info none"
+	run "$CHECKER" "$d/pcr07.tss"
+	assert_success
+	assert_output --partial "TPM_STORED_DATA, pcr-info TPM_PCR_INFO sel 2 mask 0x81, data 112 bytes"
+	run "$CHECKER" "$d/pcr16.tss"
+	assert_success
+	assert_output --partial "TPM_STORED_DATA12, pcr-info TPM_PCR_INFO_LONG sel 3 mask 0x10001"
+	run "$CHECKER" "$d/one.tss"
+	assert_output --partial "pcr-info none sel 0 mask 0x0, data 16 bytes"
+	run "$CHECKER" "$d/big.tss"
+	assert_output --partial "TPM_STORED_DATA, pcr-info TPM_PCR_INFO sel 2 mask 0x8000, data 65552 bytes"
+	run "$CHECKER" "$d/p23.tss"
+	assert_output --partial "TPM_STORED_DATA12, pcr-info TPM_PCR_INFO_LONG sel 3 mask 0x800000, data 1040 bytes"
+	# And it refuses what tpm_unsealdata refuses.
+	sed 's/^Symmetric Key: AES-256-CBC$/Symmetric Key: AES-128-CBC/' \
+		"$d/nopcr.tss" >"$d/bad-codec.tss"
+	run "$CHECKER" "$d/bad-codec.tss"
+	assert_failure
+	assert_output --partial 'not "Symmetric Key: AES-256-CBC"'
 }
 
 @test "oracle: tpm_unsealdata refuses after the PCR changed (exit 0x18's low byte)" {
