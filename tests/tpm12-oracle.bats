@@ -101,15 +101,17 @@ tss_section() {
 	[[ "$h" == 00160000000000360006011f00030000000003010001* ]]
 }
 
-@test "oracle: tpm_sealdata of 1 byte, 64 KiB to PCR 15, 1 KiB to PCR 23" {
+@test "oracle: tpm_sealdata of 0 and 1 byte, 64 KiB to PCR 15, 1 KiB to PCR 23" {
 	local d; d=$(D)
+	: >"$d/empty.in"
+	tpm_sealdata -z -i "$d/empty.in" -o "$d/empty.tss"
 	head -c 1 /dev/urandom >"$d/one.in"
 	tpm_sealdata -z -i "$d/one.in" -o "$d/one.tss"
 	head -c 65536 /dev/urandom >"$d/big.in"
 	tpm_sealdata -z -i "$d/big.in" -o "$d/big.tss" -p 15
 	head -c 1024 /dev/urandom >"$d/p23.in"
 	tpm_sealdata -z -i "$d/p23.in" -o "$d/p23.tss" -p 23
-	for f in one big p23; do
+	for f in empty one big p23; do
 		tpm_unsealdata -z -i "$d/$f.tss" -o "$d/$f.out"
 		cmp "$d/$f.in" "$d/$f.out"
 	done
@@ -117,7 +119,7 @@ tss_section() {
 
 @test "oracle: tpmbox's codecs read every file tpm_sealdata wrote, byte for byte" {
 	local d; d=$(D)
-	for f in nopcr pcr07 pcr16 one big p23; do
+	for f in nopcr pcr07 pcr16 empty one big p23; do
 		[ -s "$d/$f.tss" ] || fail "$f.tss was not made (an earlier test failed)"
 	done
 	run "$CHECKER" "$d/nopcr.tss"
@@ -129,6 +131,8 @@ tss_section() {
 	run "$CHECKER" "$d/pcr16.tss"
 	assert_success
 	assert_output --partial "TPM_STORED_DATA12, pcr-info TPM_PCR_INFO_LONG sel 3 mask 0x10001"
+	run "$CHECKER" "$d/empty.tss"
+	assert_output --partial "pcr-info none sel 0 mask 0x0, data 16 bytes"
 	run "$CHECKER" "$d/one.tss"
 	assert_output --partial "pcr-info none sel 0 mask 0x0, data 16 bytes"
 	run "$CHECKER" "$d/big.tss"
@@ -204,6 +208,31 @@ tss_section() {
 	run cat "$d/pcrvals"
 	assert_line --index 0 --regexp '^0=[0-9A-F]{40}$'
 	assert_line --index 1 --regexp '^7=[0-9A-F]{40}$'
+	# tpm_mkaik's public key file: TrouSerS' blob, a DER SEQUENCE whose
+	# OCTET STRING is a TPM_PUBKEY (RSA-2048, default exponent); the
+	# modulus is its last 256 bytes.
+	[ "$(head -c 2 "$d/aik.pub" | xxd -p)" = 3082 ]
+	printf 'asn1=SEQUENCE:rsa\n[rsa]\nn=INTEGER:0x%s\ne=INTEGER:65537\n' \
+		"$(tail -c 256 "$d/aik.pub" | xxd -p | tr -d '\n')" >"$d/aik.cnf"
+	openssl asn1parse -genconf "$d/aik.cnf" -out "$d/aik.der" >/dev/null
+	openssl rsa -RSAPublicKey_in -inform DER -in "$d/aik.der" -pubout \
+		-out "$d/aik.pem" 2>/dev/null
+	# The signature is PKCS#1 v1.5 SHA-1 over the TPM_QUOTE_INFO2 that
+	# tpm12_put_quote_info2 builds: selection of 3 bytes, locality 0
+	# (localityAtRelease 0x01), digest of the composite of the values.
+	"$CHECKER" quote2 "$(xxd -p "$d/nonce")" 3 1 "$d/pcrvals" | xxd -r -p >"$d/qi2"
+	[ "$(stat -c %s "$d/qi2")" -eq 52 ]
+	run openssl dgst -sha1 -verify "$d/aik.pem" -signature "$d/quote" "$d/qi2"
+	assert_success
+	assert_output "Verified OK"
+	# Written with a 2-byte selection (as tpm_sealdata's PCR_INFO is), or
+	# with another nonce, it does not verify.
+	"$CHECKER" quote2 "$(xxd -p "$d/nonce")" 2 1 "$d/pcrvals" | xxd -r -p >"$d/qi2b"
+	run openssl dgst -sha1 -verify "$d/aik.pem" -signature "$d/quote" "$d/qi2b"
+	assert_failure
+	"$CHECKER" quote2 "$(printf '%040x' 7)" 3 1 "$d/pcrvals" | xxd -r -p >"$d/qi2c"
+	run openssl dgst -sha1 -verify "$d/aik.pem" -signature "$d/quote" "$d/qi2c"
+	assert_failure
 }
 
 @test "oracle: tcsd_stop frees swtpm for a raw client; tcsd_start again" {

@@ -697,8 +697,56 @@ out:
 	return !ok;
 }
 
+/* test_tss12 quote2 NONCE_HEX SELSIZE LOCALITY PCRVALS: the TPM_QUOTE_INFO2
+ * (hex) for tpm_getquote's nonce and its -p file of "N=HEX" lines, with
+ * the selection written SELSIZE bytes long and localityAtRelease
+ * LOCALITY: what the oracle suite checks tpm_getquote's signature over. */
+static int quote2(char **argv)
+{
+	uint8_t nonce[20], vals[TPM12_PCR_MAX][20], mem[256];
+	struct tpm12_pcr_info pi;
+	char line[128], hex[41];
+	uint32_t mask = 0;
+	size_t count = 0, i;
+	unsigned idx;
+	struct tb b;
+	FILE *f;
+
+	if (strlen(argv[2]) != 40 || !(f = fopen(argv[5], "r")))
+		return 2;
+	unhex(argv[2], nonce);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u=%40s", &idx, hex) != 2 ||
+		    idx >= TPM12_PCR_MAX || strlen(hex) != 40 ||
+		    (mask >> idx) || count >= TPM12_PCR_MAX) {
+			fclose(f);
+			return 2;	/* ascending, as tpm_getquote prints */
+		}
+		mask |= 1u << idx;
+		unhex(hex, vals[count++]);
+	}
+	fclose(f);
+	memset(&pi, 0, sizeof(pi));
+	pi.kind = TPM12_PCR_INFO_SHORT;
+	tpm12_pcr_sel_set(&pi.release, mask, (uint16_t)atoi(argv[3]));
+	pi.loc_release = (uint8_t)strtoul(argv[4], NULL, 0);
+	if (tpm12_pcr_composite_hash(&pi.release, (const uint8_t (*)[20])vals,
+				     count, pi.digest_release))
+		return 1;
+	tb_init(&b, mem, sizeof(mem));
+	tpm12_put_quote_info2(&b, nonce, &pi, NULL, 0);
+	if (tb_err(&b))
+		return 1;
+	for (i = 0; i < b.len; i++)
+		printf("%02x", mem[i]);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 6 && strcmp(argv[1], "quote2") == 0)
+		return quote2(argv);
 	if (argc > 1) {
 		int i, rc = 0;
 
