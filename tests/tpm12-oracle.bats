@@ -269,3 +269,33 @@ tss_section() {
 		cmp "$d/nopcr.in" "$d/kept.out"
 	)
 }
+
+@test "oracle: swtpm12_tcp_start --no-ek: ReadPubek says TPM_NO_ENDORSEMENT (0x23)" {
+	(
+		unset TCSD_DIR SWTPM12_DIR SWTPM12_PORT
+		trap tpm12_oracle_stop EXIT
+		swtpm12_tcp_start --no-ek || exit 1
+		# TPM_ReadPubek(antiReplay): the 10-byte error, rc 0x23.
+		r=$(tpm12_raw 00c10000001e0000007c$(printf '%040x' 5)) || exit 1
+		[ "$r" = 00c40000000a00000023 ] || { echo "got $r" >&2; exit 1; }
+	)
+	# And this suite's TPM, with its EK, owned: ReadPubek disabled (0x08).
+	tcsd_stop
+	run tpm12_raw 00c10000001e0000007c$(printf '%040x' 5)
+	tcsd_start
+	assert_output 00c40000000a00000008
+}
+
+@test "oracle: swtpm12_restart: PCRs reset, ownership kept, tcsd and sealing again" {
+	tcsd_stop
+	run tpm12_raw 00c10000000e0000001500000007
+	refute_output "00c40000001e00000000$(printf '%040d' 0)"
+	swtpm12_restart
+	run tpm12_raw 00c10000000e0000001500000007
+	assert_output "00c40000001e00000000$(printf '%040d' 0)"
+	tcsd_start
+	run tpm_takeownership -y -z
+	assert_failure
+	run tpm_sealdata -z -i "$(D)/one.in" -o "$(D)/after.tss"
+	assert_success
+}

@@ -43,18 +43,21 @@ print(b.hex())
 EOF
 }
 
-# swtpm12_tcp_start [STATE_DIR]: a TPM 1.2 swtpm on a free TCP port pair.
-# Without STATE_DIR a fresh state with an EK and NV locked
+# swtpm12_tcp_start [--no-ek | DIR]: a TPM 1.2 swtpm on a free TCP port
+# pair.  With no argument a fresh state with an EK and NV locked
 # (`swtpm_setup --createek --lock-nvram`) is made under the suite's temp
-# dir.  With one, that state is used as it is (a restart on the same
-# state: PCRs reset, ownership and NV kept).
+# dir; --no-ek: the same without an EK.  DIR: the $SWTPM12_DIR of an
+# earlier start, used as it is, on the same port (a reboot: PCRs reset,
+# ownership and NV kept).
 swtpm12_tcp_start() {
+	local ek=--createek
+	[ "${1:-}" = --no-ek ] && { ek=; shift; }
 	if [ -n "${1:-}" ]; then
 		SWTPM12_DIR=$1
 	else
 		SWTPM12_DIR=$(mktemp -d "${BATS_FILE_TMPDIR:-/tmp}/swtpm12.XXXXXX")
 		mkdir -p "$SWTPM12_DIR/state"
-		swtpm_setup --tpm-state "$SWTPM12_DIR/state" --createek \
+		swtpm_setup --tpm-state "$SWTPM12_DIR/state" $ek \
 			--lock-nvram >"$SWTPM12_DIR/setup.out" 2>&1 || {
 			echo "swtpm_setup failed: $(cat "$SWTPM12_DIR/setup.out")" >&2
 			return 1
