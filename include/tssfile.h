@@ -62,4 +62,15 @@ int tssfile_decrypt(const struct tssfile *f,
 		    const uint8_t key[TSSFILE_AES_KEY], uint8_t **out,
 		    size_t *n, struct tberr *e);
 
+/* TrouSerS' public key blob, as tpm_mkaik writes its PUB file: DER
+ * SEQUENCE { INTEGER 1 (version), INTEGER 2 (TSS_BLOB_TYPE_PUBKEY),
+ * INTEGER length, OCTET STRING TPM_PUBKEY of that length }; nothing
+ * after it.  The INTEGERs may carry leading zero bytes (TrouSerS writes
+ * the length in 4), nothing else that strict DER refuses is accepted.
+ * EX_FAIL "WHAT: why". */
+struct tpm12_pubkey;
+int tss_pubkey_blob_parse(const uint8_t *der, size_t n,
+			  struct tpm12_pubkey *k, const char *what,
+			  struct tberr *e);
+
 #endif

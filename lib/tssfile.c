@@ -2,8 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "crypto/sym.h"
+#include "der.h"
 #include "pem.h"
+#include "tpm12/structs.h"
 #include "tssfile.h"
 
 #define L_BEGIN		"-----BEGIN TSS-----"
@@ -293,4 +296,48 @@ int tssfile_decrypt(const struct tssfile *f,
 	}
 	*out = p;
 	return 0;
+}
+
+/* A non-negative INTEGER of 1 to 4 content bytes, leading zeros allowed:
+ * TrouSerS writes the blob length as 4 bytes (02 04 00 00 01 1c), which
+ * strict DER (der_get_uint) refuses. */
+static int tss_int(struct tb *b, uint32_t *v)
+{
+	struct tb in;
+	size_t n;
+
+	*v = 0;
+	if (der_get(b, DER_INT, &in))
+		return -1;
+	n = tb_left(&in);
+	if (n < 1 || n > 4 || in.p[in.pos] & 0x80)
+		return -1;
+	while (tb_left(&in))
+		*v = *v << 8 | tb_get_u8(&in);
+	return 0;
+}
+
+int tss_pubkey_blob_parse(const uint8_t *der, size_t n,
+			  struct tpm12_pubkey *k, const char *what,
+			  struct tberr *e)
+{
+	struct tb b, seq, oct;
+	uint32_t ver, type, len;
+
+	tb_init_read(&b, der, n);
+	if (der_get(&b, DER_SEQ, &seq) || tb_left(&b) ||
+	    tss_int(&seq, &ver) || tss_int(&seq, &type) ||
+	    tss_int(&seq, &len) || der_get(&seq, DER_OCTETS, &oct) ||
+	    tb_left(&seq))
+		return err_set(e, EX_FAIL, "%s: not a TrouSerS public key "
+			       "blob (DER SEQUENCE of version, type, length, "
+			       "key)", what);
+	if (ver != 1 || type != 2)
+		return err_set(e, EX_FAIL, "%s: TrouSerS blob version %u type "
+			       "%u, not a version 1 public key (type 2)", what,
+			       ver, type);
+	if (len != tb_left(&oct))
+		return err_set(e, EX_FAIL, "%s: the blob says %u bytes, holds "
+			       "%zu", what, len, tb_left(&oct));
+	return tpm12_pubkey_parse(oct.p + oct.pos, tb_left(&oct), k, what, e);
 }

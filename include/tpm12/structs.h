@@ -70,30 +70,43 @@ struct tpm12_pcr_info {
 	uint8_t digest_release[TPM12_SHA1];
 };
 
+/* TPM_KEY_PARMS.  RSA parms (TPM_RSA_KEY_PARMS) are read into fields;
+ * other algorithms' parms are kept as bytes. */
+struct tpm12_key_parms {
+	uint32_t alg;
+	uint16_t enc_scheme, sig_scheme;
+	/* TPM_RSA_KEY_PARMS when alg is RSA */
+	uint32_t key_bits, num_primes;
+	uint32_t explen;	/* 0: the default exponent, 65537 */
+	uint8_t exp[TPM12_EXP_MAX];
+	/* otherwise */
+	uint32_t rawlen;
+	uint8_t raw[TPM12_PARMS_MAX];
+};
+
 /* TPM_KEY (is12 = 0: ver is its TPM_STRUCT_VER) or TPM_KEY12 (tag 0028,
- * fill 0).  RSA parms are read into fields; other algorithms' parms are
- * kept as bytes. */
+ * fill 0). */
 struct tpm12_key {
 	int is12;
 	uint8_t ver[4];
 	uint16_t usage;
 	uint32_t flags;
 	uint8_t auth_usage;
-	uint32_t alg;
-	uint16_t enc_scheme, sig_scheme;
-	/* TPM_RSA_KEY_PARMS when alg is RSA */
-	uint32_t key_bits, num_primes;
-	uint32_t explen;
-	uint8_t exp[TPM12_EXP_MAX];
-	/* otherwise */
-	uint32_t parmslen;
-	uint8_t parms[TPM12_PARMS_MAX];
+	struct tpm12_key_parms parms;
 	int has_pcr;		/* PCRInfoSize > 0: pcr is TPM_PCR_INFO(_LONG) */
 	struct tpm12_pcr_info pcr;
 	uint32_t publen;	/* TPM_STORE_PUBKEY */
 	uint8_t pub[TPM12_RSA_MAX];
 	uint32_t enclen;	/* encData */
 	uint8_t enc[TPM12_RSA_MAX];
+};
+
+/* TPM_PUBKEY: what ReadPubek, OwnerReadInternalPub, GetPubKey and
+ * MakeIdentity return, and what TrouSerS' public key blob holds. */
+struct tpm12_pubkey {
+	struct tpm12_key_parms parms;
+	uint32_t publen;	/* the modulus for RSA */
+	uint8_t pub[TPM12_RSA_MAX];
 };
 
 /* TPM_STORED_DATA (is12 = 0) or TPM_STORED_DATA12 (tag 0016). */
@@ -120,12 +133,26 @@ void tpm12_put_pcr_info(struct tb *b, const struct tpm12_pcr_info *i);
 void tpm12_get_pcr_info(struct tb *b, enum tpm12_pcr_info_kind kind,
 			struct tpm12_pcr_info *i);
 
+void tpm12_put_key_parms(struct tb *b, const struct tpm12_key_parms *p);
+void tpm12_get_key_parms(struct tb *b, struct tpm12_key_parms *p);
+/* RSA parms of bits bits, 2 primes, the default exponent. */
+void tpm12_key_parms_rsa(struct tpm12_key_parms *p, uint32_t bits,
+			 uint16_t enc_scheme, uint16_t sig_scheme);
+/* The RSA public exponent (65537 for explen 0); 0 when it is longer
+ * than 4 bytes or the key is not RSA. */
+uint32_t tpm12_rsa_exponent(const struct tpm12_key_parms *p);
+
 void tpm12_put_key(struct tb *b, const struct tpm12_key *k);
 void tpm12_get_key(struct tb *b, struct tpm12_key *k);
 void tpm12_put_stored(struct tb *b, const struct tpm12_stored *s);
 void tpm12_get_stored(struct tb *b, struct tpm12_stored *s);
 
+void tpm12_put_pubkey(struct tb *b, const struct tpm12_pubkey *k);
+void tpm12_get_pubkey(struct tb *b, struct tpm12_pubkey *k);
+
 /* A whole buffer holding exactly one structure: EX_FAIL "WHAT: why". */
+int tpm12_pubkey_parse(const uint8_t *p, size_t n, struct tpm12_pubkey *k,
+		       const char *what, struct tberr *e);
 int tpm12_key_parse(const uint8_t *p, size_t n, struct tpm12_key *k,
 		    const char *what, struct tberr *e);
 int tpm12_stored_parse(const uint8_t *p, size_t n, struct tpm12_stored *s,

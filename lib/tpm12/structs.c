@@ -163,10 +163,86 @@ static void put_pcr_info_sized(struct tb *b, int has,
 	tb_patch32(b, at);
 }
 
-void tpm12_get_key(struct tb *b, struct tpm12_key *k)
+void tpm12_get_key_parms(struct tb *b, struct tpm12_key_parms *p)
 {
 	uint32_t parmsize;
 
+	memset(p, 0, sizeof(*p));
+	p->alg = tb_get_u32(b);
+	p->enc_scheme = tb_get_u16(b);
+	p->sig_scheme = tb_get_u16(b);
+	parmsize = tb_get_u32(b);
+	if (tb_err(b))
+		return;
+	if (p->alg == TPM12_ALG_RSA) {
+		if (parmsize < 12) {
+			tb_fail(b);
+			return;
+		}
+		p->key_bits = tb_get_u32(b);
+		p->num_primes = tb_get_u32(b);
+		p->explen = tb_get_u32(b);
+		if (p->explen > TPM12_EXP_MAX || parmsize != 12 + p->explen) {
+			tb_fail(b);
+			p->explen = 0;
+			return;
+		}
+		tb_get_bytes(b, p->exp, p->explen);
+	} else {
+		if (parmsize > TPM12_PARMS_MAX) {
+			tb_fail(b);
+			return;
+		}
+		p->rawlen = parmsize;
+		tb_get_bytes(b, p->raw, parmsize);
+	}
+}
+
+void tpm12_put_key_parms(struct tb *b, const struct tpm12_key_parms *p)
+{
+	tb_put_u32(b, p->alg);
+	tb_put_u16(b, p->enc_scheme);
+	tb_put_u16(b, p->sig_scheme);
+	if (p->alg == TPM12_ALG_RSA) {
+		if (p->explen > TPM12_EXP_MAX) {
+			tb_fail(b);
+			return;
+		}
+		tb_put_u32(b, 12 + p->explen);
+		tb_put_u32(b, p->key_bits);
+		tb_put_u32(b, p->num_primes);
+		put_sized(b, p->exp, p->explen, sizeof(p->exp));
+	} else {
+		put_sized(b, p->raw, p->rawlen, sizeof(p->raw));
+	}
+}
+
+void tpm12_key_parms_rsa(struct tpm12_key_parms *p, uint32_t bits,
+			 uint16_t enc_scheme, uint16_t sig_scheme)
+{
+	memset(p, 0, sizeof(*p));
+	p->alg = TPM12_ALG_RSA;
+	p->enc_scheme = enc_scheme;
+	p->sig_scheme = sig_scheme;
+	p->key_bits = bits;
+	p->num_primes = 2;
+}
+
+uint32_t tpm12_rsa_exponent(const struct tpm12_key_parms *p)
+{
+	uint32_t v = 0, i;
+
+	if (p->alg != TPM12_ALG_RSA || p->explen > 4)
+		return 0;
+	if (p->explen == 0)
+		return 65537;
+	for (i = 0; i < p->explen; i++)
+		v = v << 8 | p->exp[i];
+	return v;
+}
+
+void tpm12_get_key(struct tb *b, struct tpm12_key *k)
+{
 	memset(k, 0, sizeof(*k));
 	tb_get_bytes(b, k->ver, 4);
 	/* TPM_KEY12 starts with its tag and a zero fill; TPM_KEY with a
@@ -181,32 +257,7 @@ void tpm12_get_key(struct tb *b, struct tpm12_key *k)
 	k->usage = tb_get_u16(b);
 	k->flags = tb_get_u32(b);
 	k->auth_usage = tb_get_u8(b);
-	/* TPM_KEY_PARMS */
-	k->alg = tb_get_u32(b);
-	k->enc_scheme = tb_get_u16(b);
-	k->sig_scheme = tb_get_u16(b);
-	parmsize = tb_get_u32(b);
-	if (k->alg == TPM12_ALG_RSA) {
-		if (parmsize < 12) {
-			tb_fail(b);
-			return;
-		}
-		k->key_bits = tb_get_u32(b);
-		k->num_primes = tb_get_u32(b);
-		k->explen = tb_get_u32(b);
-		if (k->explen > TPM12_EXP_MAX || parmsize != 12 + k->explen) {
-			tb_fail(b);
-			return;
-		}
-		tb_get_bytes(b, k->exp, k->explen);
-	} else {
-		if (parmsize > TPM12_PARMS_MAX) {
-			tb_fail(b);
-			return;
-		}
-		k->parmslen = parmsize;
-		tb_get_bytes(b, k->parms, parmsize);
-	}
+	tpm12_get_key_parms(b, &k->parms);
 	get_pcr_info_sized(b, k->is12 ? TPM12_PCR_INFO_LONG : TPM12_PCR_INFO,
 			   &k->has_pcr, &k->pcr);
 	k->publen = get_sized(b, k->pub, sizeof(k->pub));
@@ -224,26 +275,41 @@ void tpm12_put_key(struct tb *b, const struct tpm12_key *k)
 	tb_put_u16(b, k->usage);
 	tb_put_u32(b, k->flags);
 	tb_put_u8(b, k->auth_usage);
-	tb_put_u32(b, k->alg);
-	tb_put_u16(b, k->enc_scheme);
-	tb_put_u16(b, k->sig_scheme);
-	if (k->alg == TPM12_ALG_RSA) {
-		if (k->explen > TPM12_EXP_MAX) {
-			tb_fail(b);
-			return;
-		}
-		tb_put_u32(b, 12 + k->explen);
-		tb_put_u32(b, k->key_bits);
-		tb_put_u32(b, k->num_primes);
-		put_sized(b, k->exp, k->explen, sizeof(k->exp));
-	} else {
-		put_sized(b, k->parms, k->parmslen, sizeof(k->parms));
-	}
+	tpm12_put_key_parms(b, &k->parms);
 	put_pcr_info_sized(b, k->has_pcr,
 			   k->is12 ? TPM12_PCR_INFO_LONG : TPM12_PCR_INFO,
 			   &k->pcr);
 	put_sized(b, k->pub, k->publen, sizeof(k->pub));
 	put_sized(b, k->enc, k->enclen, sizeof(k->enc));
+}
+
+void tpm12_get_pubkey(struct tb *b, struct tpm12_pubkey *k)
+{
+	memset(k, 0, sizeof(*k));
+	tpm12_get_key_parms(b, &k->parms);
+	k->publen = get_sized(b, k->pub, sizeof(k->pub));
+}
+
+void tpm12_put_pubkey(struct tb *b, const struct tpm12_pubkey *k)
+{
+	tpm12_put_key_parms(b, &k->parms);
+	put_sized(b, k->pub, k->publen, sizeof(k->pub));
+}
+
+int tpm12_pubkey_parse(const uint8_t *p, size_t n, struct tpm12_pubkey *k,
+		       const char *what, struct tberr *e)
+{
+	struct tb b;
+
+	tb_init_read(&b, p, n);
+	tpm12_get_pubkey(&b, k);
+	if (tb_err(&b))
+		return err_set(e, EX_FAIL, "%s: not a TPM_PUBKEY (malformed "
+			       "or truncated)", what);
+	if (tb_left(&b))
+		return err_set(e, EX_FAIL, "%s: %zu bytes after the public "
+			       "key", what, tb_left(&b));
+	return 0;
 }
 
 void tpm12_get_stored(struct tb *b, struct tpm12_stored *s)

@@ -175,10 +175,12 @@ static void check_key(const struct tssfile *f)
 	CHECK(!k.is12 && memcmp(k.ver, "\x01\x01\x00\x00", 4) == 0);
 	CHECK(k.usage == TPM12_KEY_STORAGE && k.flags == 4);
 	CHECK(k.auth_usage == TPM12_AUTH_ALWAYS);
-	CHECK(k.alg == TPM12_ALG_RSA);
-	CHECK(k.enc_scheme == TPM12_ES_RSAESOAEP_SHA1_MGF1);
-	CHECK(k.sig_scheme == TPM12_SS_NONE);
-	CHECK(k.key_bits == 2048 && k.num_primes == 2 && k.explen == 0);
+	CHECK(k.parms.alg == TPM12_ALG_RSA);
+	CHECK(k.parms.enc_scheme == TPM12_ES_RSAESOAEP_SHA1_MGF1);
+	CHECK(k.parms.sig_scheme == TPM12_SS_NONE);
+	CHECK(k.parms.key_bits == 2048 && k.parms.num_primes == 2 &&
+	      k.parms.explen == 0);
+	CHECK(tpm12_rsa_exponent(&k.parms) == 65537);
 	CHECK(!k.has_pcr && k.publen == 256 && k.enclen == 256);
 	tb_init(&b, mem, sizeof(mem));
 	tpm12_put_key(&b, &k);
@@ -599,13 +601,10 @@ static void structs(void)
 		k.is12 = 1;
 		k.usage = TPM12_KEY_IDENTITY;
 		k.auth_usage = TPM12_AUTH_ALWAYS;
-		k.alg = TPM12_ALG_RSA;
-		k.enc_scheme = TPM12_ES_NONE;
-		k.sig_scheme = TPM12_SS_RSASSAPKCS1v15_SHA1;
-		k.key_bits = 2048;
-		k.num_primes = 2;
-		k.explen = 3;
-		memcpy(k.exp, "\x01\x00\x01", 3);
+		tpm12_key_parms_rsa(&k.parms, 2048, TPM12_ES_NONE,
+				    TPM12_SS_RSASSAPKCS1v15_SHA1);
+		k.parms.explen = 3;
+		memcpy(k.parms.exp, "\x01\x00\x01", 3);
 		k.has_pcr = 1;
 		k.pcr.kind = TPM12_PCR_INFO_LONG;
 		tpm12_pcr_sel_set(&k.pcr.release, 0x800000, 3);
@@ -618,7 +617,8 @@ static void structs(void)
 		CHECK(memcmp(mem, "\x00\x28\x00\x00\x00\x12", 6) == 0);
 		memset(&e, 0, sizeof(e));
 		CHECK(tpm12_key_parse(mem, at, &k, "x", &e) == 0);
-		CHECK(k.is12 && k.explen == 3 && k.has_pcr &&
+		CHECK(tpm12_rsa_exponent(&k.parms) == 65537);
+		CHECK(k.is12 && k.parms.explen == 3 && k.has_pcr &&
 		      k.pcr.release.mask == 0x800000 && k.publen == 256);
 		for (i = 0; i < at; i++)
 			CHECK(tpm12_key_parse(mem, i, &k, "x", &e) ==
@@ -743,6 +743,62 @@ static int quote2(char **argv)
 	return 0;
 }
 
+/* tpm_mkaik's PUB file (tests/fixtures/tpm12/mkaik-pub.der, the AIK
+ * whose quote the oracle suite verified): TrouSerS' blob around a
+ * TPM_PUBKEY. */
+static void pubkey_blob(void)
+{
+	size_t n, m, i;
+	char *der = slurp(FIX "mkaik-pub.der", &n);
+	uint8_t *d = (uint8_t *)der, mem[600];
+	struct tpm12_pubkey k;
+	struct tberr e;
+	struct tb b;
+
+	CHECK(der != NULL);
+	if (!der)
+		return;
+	memset(&e, 0, sizeof(e));
+	CHECK(n == 304);
+	CHECK(tss_pubkey_blob_parse(d, n, &k, "aik", &e) == 0);
+	CHECK(k.parms.alg == TPM12_ALG_RSA && k.parms.key_bits == 2048);
+	CHECK(k.parms.enc_scheme == TPM12_ES_NONE);
+	CHECK(k.parms.sig_scheme == TPM12_SS_RSASSAPKCS1v15_SHA1);
+	CHECK(tpm12_rsa_exponent(&k.parms) == 65537);
+	CHECK(k.publen == 256 && memcmp(k.pub, d + n - 256, 256) == 0);
+	/* The TPM_PUBKEY written back is the OCTET STRING's contents. */
+	tb_init(&b, mem, sizeof(mem));
+	tpm12_put_pubkey(&b, &k);
+	CHECK(!tb_err(&b) && b.len == 284 && memcmp(mem, d + 20, 284) == 0);
+	/* Refusals: every truncation, a byte more, another type, a length
+	 * that disagrees, a negative INTEGER. */
+	for (m = 0; m < n; m++)
+		CHECK(tss_pubkey_blob_parse(d, m, &k, "aik", &e) == EX_FAIL);
+	memcpy(mem, d, n);
+	mem[n] = 0;
+	CHECK(tss_pubkey_blob_parse(mem, n + 1, &k, "aik", &e) == EX_FAIL);
+	mem[9] = 3;			/* blob type */
+	CHECK(tss_pubkey_blob_parse(mem, n, &k, "aik", &e) == EX_FAIL);
+	CHECK(strstr(e.msg, "type 3") != NULL);
+	mem[9] = 2;
+	mem[15] = 0x1d;			/* length 0x11d */
+	CHECK(tss_pubkey_blob_parse(mem, n, &k, "aik", &e) == EX_FAIL);
+	mem[15] = 0x1c;
+	mem[12] = 0x80;			/* negative length */
+	CHECK(tss_pubkey_blob_parse(mem, n, &k, "aik", &e) == EX_FAIL);
+	mem[12] = 0;
+	CHECK(tss_pubkey_blob_parse(mem, n, &k, "aik", &e) == 0);
+	/* TPM_PUBKEY alone: a modulus size (at 4 + 2 + 2 + 4 + 12 = 24)
+	 * larger than the bound, then right again. */
+	memcpy(mem, d + 20, 284);
+	i = 24;
+	mem[i + 2] = 0x02;		/* 0x00000100 -> 0x00020100 */
+	CHECK(tpm12_pubkey_parse(mem, 284, &k, "x", &e) == EX_FAIL);
+	mem[i + 2] = 0x01;
+	CHECK(tpm12_pubkey_parse(mem, 284, &k, "x", &e) == 0);
+	free(der);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && strcmp(argv[1], "quote2") == 0)
@@ -760,5 +816,6 @@ int main(int argc, char **argv)
 	refusals();
 	write_and_crypt();
 	structs();
+	pubkey_blob();
 	return unit_done("tss12");
 }
