@@ -28,4 +28,19 @@ int aes_gcm_decrypt(const uint8_t key[32], const uint8_t *iv, size_t ivlen,
 		    const uint8_t *aad, size_t aadlen, const uint8_t *in,
 		    size_t n, uint8_t *out, const uint8_t tag[GCM_TAG]);
 
+/* AES-256-CBC with PKCS#7 padding (tpm-tools' sealed-file data).
+ * Encrypt in[0..n) into out, which holds n + 16 - n % 16 bytes (one full
+ * block of padding when n is a multiple of 16); *outlen gets that size.
+ * out may not overlap in.  -1 on failure. */
+int aes256_cbc_pad_encrypt(const uint8_t key[32], const uint8_t iv[AES_BLOCK],
+			   const uint8_t *in, size_t n, uint8_t *out,
+			   size_t *outlen);
+/* Decrypt in[0..n) (n a positive multiple of 16) into out (n bytes) and
+ * strip the padding; *outlen gets the data size.  -1 on a bad length or
+ * bad padding (out wiped then); the padding is checked without branching
+ * on its bytes. */
+int aes256_cbc_pad_decrypt(const uint8_t key[32], const uint8_t iv[AES_BLOCK],
+			   const uint8_t *in, size_t n, uint8_t *out,
+			   size_t *outlen);
+
 #endif
