@@ -170,6 +170,7 @@ recipe() {
 				cmp -s - "$FD/data32"' ;;
 	recover) return 2 ;;	# never opens the TPM
 	makecredential) return 2 ;;	# likewise
+	dalock) ARGS=(dalock --reset) ;;
 	ekpub) OUT=$FD/out; ARGS=(ekpub --ecc -o "$OUT")
 		# an exit-0 run wrote this TPM's EK
 		CHECK='cmp -s "$OUT" "$FD/ek.pem"' ;;

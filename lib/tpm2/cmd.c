@@ -320,12 +320,12 @@ static void lockout_hint(struct tpm *t)
 	if (ok && iv)
 		err_hint(t->e, "%u of %u failures counted; the TPM forgets "
 			 "one every %u s, so a try is allowed again in at "
-			 "most %u s (or reset it with the lockout auth)",
+			 "most %u s, or now with 'tpmbox dalock --reset'",
 			 cnt, max, iv, iv);
 	else if (ok)
 		err_hint(t->e, "%u of %u failures counted and the TPM "
-			 "never forgets them (interval 0 s): only the "
-			 "lockout auth resets it", cnt, max);
+			 "never forgets them (interval 0 s): reset it with "
+			 "'tpmbox dalock --reset'", cnt, max);
 }
 
 static int call(struct tpm *t, struct tpm2_call *c)

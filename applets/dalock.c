@@ -1,0 +1,182 @@
+/* dalock: the dictionary-attack lockout state, its reset and its
+ * parameters, with the lockout auth value (never sent in clear). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "applet.h"
+#include "tpm2/constants.h"
+#include "tpm2/da.h"
+#include "tpm2/nv.h"
+#include "tpm2/object.h"
+#include "tpm2/srk.h"
+
+static const char usage[] =
+	"usage: dalock [--json] [--reset] [--set MAX,RECOVERY,LOCKOUT_RECOVERY]"
+	"\n              [--lockout-auth AUTH]\n"
+	"Print the dictionary-attack state: failures counted, max tries, the\n"
+	"recovery times, whether the TPM is in lockout.\n"
+	"  --reset    TPM2_DictionaryAttackLockReset: forget every failure and\n"
+	"             leave lockout now\n"
+	"  --set MAX,RECOVERY,LOCKOUT_RECOVERY  TPM2_DictionaryAttackParameters:\n"
+	"             failures before lockout, seconds per failure forgotten,\n"
+	"             seconds a wrong lockout value blocks the lockout auth\n"
+	"  --lockout-auth AUTH  the lockout auth value (when one is set); it\n"
+	"             keys a salted session and is never sent\n"
+	"  --json     the state as JSON\n"
+	"A wrong lockout value blocks lockout authorization for LOCKOUT_RECOVERY\n"
+	"seconds (until the next TPM reset when it is 0).\n"
+	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
+
+static const char shortopts[] = "";
+static const struct option longopts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "reset", no_argument, NULL, 'r' },
+	{ "set", required_argument, NULL, 's' },
+	{ "lockout-auth", required_argument, NULL, 'l' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static int parse_set(const char *s, uint32_t v[3])
+{
+	char *end;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		unsigned long x;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		x = strtoul(s, &end, 10);
+		if (x > 0xffffffffUL || (i < 2 ? *end != ',' : *end != '\0'))
+			return -1;
+		v[i] = (uint32_t)x;
+		s = end + 1;
+	}
+	return 0;
+}
+
+static void print_state(const struct da_state *s, int json)
+{
+	if (json) {
+		printf("{\"failures\": %u, \"max_tries\": %u, "
+		       "\"recovery_time\": %u, \"lockout_recovery\": %u, "
+		       "\"in_lockout\": %s, \"lockout_auth_set\": %s}\n",
+		       s->failures, s->max_tries, s->recovery,
+		       s->lockout_recovery, s->in_lockout ? "true" : "false",
+		       s->lockout_auth_set ? "true" : "false");
+		return;
+	}
+	printf("failures: %u of %u\n", s->failures, s->max_tries);
+	if (s->recovery)
+		printf("recovery time: %u s (one failure forgotten every "
+		       "%u s)\n", s->recovery, s->recovery);
+	else
+		printf("recovery time: 0 (failures are never forgotten: only "
+		       "dalock --reset clears them)\n");
+	printf("lockout recovery: %u s (a wrong lockout value blocks the "
+	       "lockout auth %s)\n", s->lockout_recovery,
+	       s->lockout_recovery ? "that long" : "until the next TPM reset");
+	if (s->in_lockout && s->recovery)
+		printf("in lockout: yes (a try is allowed again in at most "
+		       "%u s, or now after dalock --reset)\n", s->recovery);
+	else
+		printf("in lockout: %s\n", s->in_lockout ? "yes (until dalock "
+		       "--reset)" : "no");
+	printf("lockout auth: %s\n", s->lockout_auth_set ? "set" : "not set");
+}
+
+/* Explain a refusal of the lockout authorization. */
+static int lockout_refused(struct ctx *c, const struct da_state *s, int rc)
+{
+	if (rc == EX_AUTH) {
+		err_set(&c->e, EX_AUTH, "the lockout auth value is wrong: "
+			"lockout authorization is now blocked %s",
+			s->lockout_recovery ? "for the lockout recovery time" :
+			"until the next TPM reset");
+		if (s->lockout_recovery)
+			err_hint(&c->e, "try again in %u s with the right value",
+				 s->lockout_recovery);
+	} else if (rc == EX_LOCKOUT) {
+		err_set(&c->e, EX_LOCKOUT, "lockout authorization is blocked "
+			"after a wrong lockout value");
+		err_hint(&c->e, "%s", s->lockout_recovery ?
+			 "it is allowed again within the lockout recovery "
+			 "time (dalock shows it)" : "it is allowed again after "
+			 "the next TPM reset (reboot)");
+	}
+	return ctx_fail(c);
+}
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	const char *lockspec = NULL;
+	int o, json = 0, reset = 0, set = 0, rc;
+	uint32_t params[3];
+	struct da_state st;
+	struct nv_auth na;
+	struct tpm *t;
+
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (o) {
+		case 'j': json = 1; break;
+		case 'r': reset = 1; break;
+		case 's':
+			if (parse_set(optarg, params))
+				return ctx_usage(c, "--set wants three numbers "
+						 "MAX,RECOVERY,LOCKOUT_RECOVERY,"
+						 " not '%s'", optarg);
+			set = 1;
+			break;
+		case 'l': lockspec = optarg; break;
+		default: return ctx_usage(c, "unknown option");
+		}
+	}
+	if (optind != argc)
+		return ctx_usage(c, "no operands expected");
+	if (lockspec && !reset && !set)
+		return ctx_usage(c, "--lockout-auth is for --reset and --set");
+
+	/* Step 1: the state, HMACed in the process session. */
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) || tpm2_da_state(t, &st))
+		return ctx_fail(c);
+	/* Step 2: the changes, with the lockout value keying a salted
+	 * session (or the empty password when none is set). */
+	if (reset || set) {
+		if (st.lockout_auth_set && !lockspec) {
+			err_set(&c->e, EX_AUTH, "the lockout auth value is set; "
+				"give it with --lockout-auth");
+			return ctx_fail(c);
+		}
+		if (reset) {
+			if (nv_hier_auth_begin(t, &na, TPM2_RH_LOCKOUT,
+					       lockspec, 0))
+				return ctx_fail(c);
+			rc = tpm2_da_reset(t, &na.a);
+			auth_wipe(&na.v);
+			if (rc)
+				return lockout_refused(c, &st, rc);
+		}
+		if (set) {
+			if (nv_hier_auth_begin(t, &na, TPM2_RH_LOCKOUT,
+					       lockspec, 0))
+				return ctx_fail(c);
+			rc = tpm2_da_parameters(t, &na.a, params[0], params[1],
+						params[2]);
+			auth_wipe(&na.v);
+			if (rc)
+				return lockout_refused(c, &st, rc);
+		}
+		if (tpm2_da_state(t, &st))
+			return ctx_fail(c);
+	}
+	/* Step 3: print it. */
+	print_state(&st, json);
+	return 0;
+}
+
+const struct applet applet_dalock = {
+	"dalock", "dictionary-attack lockout: state, reset, parameters",
+	usage, run, shortopts, longopts, APPLET_PIN
+};
