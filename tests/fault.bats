@@ -171,6 +171,16 @@ recipe() {
 	recover) return 2 ;;	# never opens the TPM
 	makecredential) return 2 ;;	# likewise
 	dalock) ARGS=(dalock --reset) ;;
+	persist) ARGS=(persist --ek --ecc)
+		PRE='tb evict 0x81010002 --yes'
+		# no file: OUT only turns the check on; exit 0 means the EK
+		# is there
+		OUT=$FD/persisted
+		CHECK='tpm2_getcap handles-persistent | grep -q 0x81010002' ;;
+	evict) ARGS=(evict 0x81010002 --yes)
+		PRE='tb persist --ek --ecc'
+		OUT=$FD/evicted
+		CHECK='! tpm2_getcap handles-persistent | grep -q 0x81010002' ;;
 	ekpub) OUT=$FD/out; ARGS=(ekpub --ecc -o "$OUT")
 		# an exit-0 run wrote this TPM's EK
 		CHECK='cmp -s "$OUT" "$FD/ek.pem"' ;;
