@@ -50,16 +50,38 @@ static int family_from_device(const char *path)
 	return 0;
 }
 
+/* What the device's name or sysfs says, without sending anything; 0:
+ * not known yet. */
+static int family_known(struct tpm *t)
+{
+	if (!t->family && t->x.kind == XPORT_DEVICE)
+		t->family = family_from_device(t->x.desc);
+	return t->family;
+}
+
+/* A job of unknown family goes to lib/tpm2/ first, its first command
+ * being the probe (the kernel's probe is a 2.0 command too, and costs a
+ * command of its own): a 2.0 answers it, so a 2.0 pays nothing for the
+ * detection.  A 1.2 refuses it in its own tag, having done nothing
+ * (lib/tpm2/cmd.c then records TPM_FAMILY_12); the job is then run on
+ * lib/tpm12/.  Only the very first answer can switch: once a 2.0 tag
+ * was seen, a 1.2 tag is a malformed response. */
+static int answered_12(struct tpm *t, int rc, int before)
+{
+	if (rc && before == 0 && t->family == TPM_FAMILY_12) {
+		err_clear(t->e);
+		return 1;
+	}
+	return 0;
+}
+
 int tpm_family(struct tpm *t)
 {
 	size_t rlen;
 	uint32_t size;
 	uint16_t tag;
 
-	if (t->family)
-		return t->family;
-	if (t->x.kind == XPORT_DEVICE &&
-	    (t->family = family_from_device(t->x.desc)))
+	if (family_known(t))
 		return t->family;
 	if (t->trace)
 		t->trace('>', TPM2_CC_GetCapability, probe, sizeof(probe));
@@ -101,13 +123,17 @@ const char *tpm_cc_name(uint32_t cc)
 
 int tpm_trust_begin(struct tpm *t)
 {
-	int f = tpm_family(t);
+	int f;
 
-	if (!f)
+	if (!tpm_trust_pinned(t))
+		return 0;
+	/* The salted session is 2.0 commands: with a pin, the family is
+	 * asked first so that a 1.2 sees no session command. */
+	if (!(f = tpm_family(t)))
 		return t->e->code;
 	if (f == TPM_FAMILY_20)
 		return tpm2_trust_begin(t);
-	if (tpm_trust_pinned(t)) {
+	{
 		err_set(t->e, EX_USAGE, "this TPM is a TPM 1.2, and an SRK "
 			"pin (--srk-name, --srk-pub, TPMBOX_SRK) is for a TPM "
 			"2.0");
@@ -120,37 +146,37 @@ int tpm_trust_begin(struct tpm *t)
 
 int tpm_getrandom(struct tpm *t, uint8_t *out, size_t n)
 {
-	switch (tpm_family(t)) {
-	case TPM_FAMILY_20:
-		return tpm2_getrandom(t, out, n);
-	case TPM_FAMILY_12:
-		return tpm12_getrandom(t, out, n);
+	int f = family_known(t), rc;
+
+	if (f != TPM_FAMILY_12) {
+		rc = tpm2_getrandom(t, out, n);
+		if (!answered_12(t, rc, f))
+			return rc;
 	}
-	return t->e->code;
+	return tpm12_getrandom(t, out, n);
 }
 
 int tpm_pcr_banks(struct tpm *t, struct pcr_sel *alloc, unsigned *npcrs)
 {
+	int f = family_known(t), rc;
 	uint32_t n;
-	int rc;
 
-	switch (tpm_family(t)) {
-	case TPM_FAMILY_20:
-		return tpm2_pcr_banks(t, alloc, npcrs);
-	case TPM_FAMILY_12:
-		if ((rc = tpm12_getprop(t, TPM12_CAP_PROP_PCR, &n)))
+	if (f != TPM_FAMILY_12) {
+		rc = tpm2_pcr_banks(t, alloc, npcrs);
+		if (!answered_12(t, rc, f))
 			return rc;
-		if (n == 0 || n > 32)
-			return err_set(t->e, EX_IO, "TPM_GetCapability: the "
-				       "TPM reports %u PCRs", n);
-		memset(alloc, 0, sizeof(*alloc));
-		alloc->n = 1;
-		alloc->b[0].alg = TPM2_ALG_SHA1;
-		alloc->b[0].mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
-		*npcrs = n;
-		return 0;
 	}
-	return t->e->code;
+	if ((rc = tpm12_getprop(t, TPM12_CAP_PROP_PCR, &n)))
+		return rc;
+	if (n == 0 || n > 32)
+		return err_set(t->e, EX_IO, "TPM_GetCapability: the TPM "
+			       "reports %u PCRs", n);
+	memset(alloc, 0, sizeof(*alloc));
+	alloc->n = 1;
+	alloc->b[0].alg = TPM2_ALG_SHA1;
+	alloc->b[0].mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
+	*npcrs = n;
+	return 0;
 }
 
 int tpm_pcr_parse(struct tpm *t, const char *spec, struct pcr_sel *sel)
@@ -183,7 +209,7 @@ int tpm_bank_check(struct tpm *t, const struct pcr_sel *alloc, uint16_t alg)
 	for (i = 0; i < alloc->n; i++)
 		if (alloc->b[i].alg == alg)
 			return 0;
-	if (tpm_family(t) == TPM_FAMILY_12)
+	if (t->family == TPM_FAMILY_12)
 		return err_set(t->e, EX_USAGE, "PCR bank %s: this TPM is a "
 			       "TPM 1.2, which has only the sha1 bank",
 			       alg_name(alg));
@@ -196,7 +222,7 @@ int tpm_pcr_resolve(struct tpm *t, struct pcr_sel *sel,
 {
 	int i, rc;
 
-	if (tpm_family(t) == TPM_FAMILY_12 && !sel->all)
+	if (t->family == TPM_FAMILY_12 && !sel->all)
 		for (i = 0; i < sel->n; i++)
 			if ((rc = tpm_bank_check(t, alloc, sel->b[i].alg)))
 				return rc;
@@ -206,47 +232,48 @@ int tpm_pcr_resolve(struct tpm *t, struct pcr_sel *sel,
 int tpm_pcr_read(struct tpm *t, const struct pcr_sel *sel,
 		 struct pcr_vals *out)
 {
+	int f = family_known(t), b, rc;
 	unsigned i;
-	int b, rc;
 
-	switch (tpm_family(t)) {
-	case TPM_FAMILY_20:
-		return tpm2_pcr_read(t, sel, out);
-	case TPM_FAMILY_12:
-		out->n = 0;
-		for (b = 0; b < sel->n; b++) {
-			if (sel->b[b].alg != TPM2_ALG_SHA1)
-				return tpm_bank_check(t, sel, 0);
-			for (i = 0; i < 32; i++) {
-				struct pcr_val *v = &out->v[out->n];
-
-				if (!(sel->b[b].mask & (1u << i)))
-					continue;
-				if ((rc = tpm12_pcr_read(t, i, v->d)))
-					return rc;
-				v->alg = TPM2_ALG_SHA1;
-				v->idx = (uint8_t)i;
-				v->len = 20;
-				out->n++;
-			}
-		}
-		return 0;
+	if (f != TPM_FAMILY_12) {
+		rc = tpm2_pcr_read(t, sel, out);
+		if (!answered_12(t, rc, f))
+			return rc;
 	}
-	return t->e->code;
+	out->n = 0;
+	for (b = 0; b < sel->n; b++) {
+		if (sel->b[b].alg != TPM2_ALG_SHA1)
+			return err_set(t->e, EX_USAGE, "PCR bank %s: this TPM "
+				       "is a TPM 1.2, which has only the sha1 "
+				       "bank", alg_name(sel->b[b].alg));
+		for (i = 0; i < 32; i++) {
+			struct pcr_val *v = &out->v[out->n];
+
+			if (!(sel->b[b].mask & (1u << i)))
+				continue;
+			if ((rc = tpm12_pcr_read(t, i, v->d)))
+				return rc;
+			v->alg = TPM2_ALG_SHA1;
+			v->idx = (uint8_t)i;
+			v->len = 20;
+			out->n++;
+		}
+	}
+	return 0;
 }
 
 int tpm_pcr_extend(struct tpm *t, unsigned pcr, int n, const uint16_t *algs,
 		   const uint8_t (*digests)[64])
 {
-	switch (tpm_family(t)) {
-	case TPM_FAMILY_20:
-		return tpm2_pcr_extend(t, pcr, n, algs, digests);
-	case TPM_FAMILY_12:
-		if (n != 1 || algs[0] != TPM2_ALG_SHA1)
-			return err_set(t->e, EX_USAGE, "this TPM is a TPM "
-				       "1.2: only the sha1 bank can be "
-				       "extended");
-		return tpm12_pcr_extend(t, pcr, digests[0], NULL);
+	int f = family_known(t), rc;
+
+	if (f != TPM_FAMILY_12) {
+		rc = tpm2_pcr_extend(t, pcr, n, algs, digests);
+		if (!answered_12(t, rc, f))
+			return rc;
 	}
-	return t->e->code;
+	if (n != 1 || algs[0] != TPM2_ALG_SHA1)
+		return err_set(t->e, EX_USAGE, "this TPM is a TPM 1.2: only "
+			       "the sha1 bank can be extended");
+	return tpm12_pcr_extend(t, pcr, digests[0], NULL);
 }

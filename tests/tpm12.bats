@@ -50,15 +50,24 @@ fake() {
 
 teardown() { [ -z "${FAKEPID:-}" ] || kill "$FAKEPID" 2>/dev/null || true; }
 
-@test "tpm12: the family is detected with one TPM 2.0 probe, then 1.2 commands only" {
+@test "tpm12: the family comes from the first answer: the 2.0 command, refused by the 1.2, then 1.2 commands only" {
 	run bash -c '"$TPMBOX" --trace getrandom 4 2>&1 >/dev/null | grep "^[<>]"'
 	assert_success
-	assert_line --index 0 "> TPM2_GetCapability (22 bytes)"
-	assert_line --index 1 "< TPM2_GetCapability (10 bytes)"
+	assert_line --index 0 "> TPM2_GetRandom (12 bytes)"
+	assert_line --index 1 "< TPM2_GetRandom (10 bytes)"
 	assert_line --index 2 "> TPM_GetRandom (14 bytes)"
 	[ "${#lines[@]}" -eq 4 ]
-	# The probe is what the kernel sends; swtpm 1.2 refuses it as
-	# TPM_BAD_ORDINAL without doing anything.
+	# pcrread and extend: TPM2_GetCapability(PCRS) is the first.
+	run bash -c '"$TPMBOX" --trace pcrread sha1:0 2>&1 >/dev/null | grep "^>"'
+	assert_output "> TPM2_GetCapability (22 bytes)
+> TPM_GetCapability (22 bytes)
+> TPM_PcrRead (14 bytes)"
+	# info asks with the kernel's probe (tpm_family), which swtpm 1.2
+	# refuses as TPM_BAD_ORDINAL without doing anything.
+	run bash -c '"$TPMBOX" --trace info 2>&1 >/dev/null | grep "^[<>]" | head -3'
+	assert_line --index 0 "> TPM2_GetCapability (22 bytes)"
+	assert_line --index 1 "< TPM2_GetCapability (10 bytes)"
+	assert_line --index 2 "> TPM_GetCapability (18 bytes)"
 	[ "$(raw12 8001000000160000017a000000060000012900000001)" = 00c40000000a0000000a ]
 }
 

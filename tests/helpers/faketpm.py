@@ -156,7 +156,7 @@ def main():
                 held.append(c)
                 c = None
                 break
-            if mode.startswith("tpm12"):
+            if mode in ("tpm12big", "tpm12short", "tpm12trail"):
                 c.sendall(tpm12_answer(cmd, mode))
                 continue
             if mode == "bigrandom":
