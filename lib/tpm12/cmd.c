@@ -206,15 +206,19 @@ int tpm12_call(struct tpm *t, struct tpm12_call *c)
 	char what[200];
 	int i, rc;
 
-	if (c->na < 0 || c->na > 2 || c->in_handles > c->inlen)
+	static const uint8_t none[1];
+	const uint8_t *in = c->in ? c->in : none;
+
+	if (c->na < 0 || c->na > 2 || c->in_handles > c->inlen ||
+	    (!c->in && c->inlen))
 		return err_set(t->e, EX_FAIL, "%s: bad call", name);
 	tb_init(&b, t->cmd, sizeof(t->cmd));
 	tb_put_u16(&b, rqu[c->na]);
 	size_at = tb_reserve32(&b);
 	tb_put_u32(&b, c->ord);
-	tb_put_bytes(&b, c->in, c->inlen);
+	tb_put_bytes(&b, in, c->inlen);
 	if (c->na) {
-		tpm12_param_digest(c->ord, 0, 0, c->in + c->in_handles,
+		tpm12_param_digest(c->ord, 0, 0, in + c->in_handles,
 				   c->inlen - c->in_handles, digest);
 		for (i = 0; i < c->na; i++)
 			if (tpm12_sess_put(c->auth[i], digest, &b))
