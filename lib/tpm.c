@@ -1,6 +1,8 @@
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tpm.h"
 #include "tpm2/constants.h"
@@ -20,32 +22,44 @@ static const uint8_t probe[] = {
 	0x00, 0x01
 };
 
-/* /dev/tpmrmN, or /dev/tpmN with sysfs's answer; 0: unknown. */
+/* "tpmrm" or "tpm" then digits only: the digits, else NULL. */
+static const char *dev_number(const char *base, const char *prefix)
+{
+	size_t n = strlen(prefix), i;
+
+	if (strncmp(base, prefix, n) != 0 || !base[n] || strlen(base) > n + 6)
+		return NULL;
+	for (i = n; base[i]; i++)
+		if (base[i] < '0' || base[i] > '9')
+			return NULL;
+	return base + n;
+}
+
+/* /dev/tpmrmN, or /dev/tpmN with sysfs's answer; 0: unknown.  (No
+ * sscanf or stdio: they would pull libc's scanf into the small build.) */
 static int family_from_device(const char *path)
 {
-	const char *base = strrchr(path, '/');
-	char sys[96], buf[8] = "";
-	unsigned n;
-	int end = 0;
-	FILE *f;
+	const char *base = strrchr(path, '/'), *num;
+	char sys[64], buf[4];
+	ssize_t r;
+	int fd;
 
 	base = base ? base + 1 : path;
 	if (strncmp(path, "/dev/", 5) != 0)
 		return 0;	/* a pty bridge or other path: probe */
-	if (sscanf(base, "tpmrm%u%n", &n, &end) == 1 && !base[end])
+	if (dev_number(base, "tpmrm"))
 		return TPM_FAMILY_20;
-	if (sscanf(base, "tpm%u%n", &n, &end) != 1 || base[end])
+	if (!(num = dev_number(base, "tpm")))
 		return 0;
-	snprintf(sys, sizeof(sys), "/sys/class/tpm/tpm%u/tpm_version_major",
-		 n);
-	if (!(f = fopen(sys, "re")))
+	snprintf(sys, sizeof(sys), "/sys/class/tpm/tpm%s/tpm_version_major",
+		 num);
+	if ((fd = open(sys, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	if (strcmp(buf, "2\n") == 0 || strcmp(buf, "2") == 0)
+	r = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (r >= 1 && buf[0] == '2' && (r == 1 || buf[1] == '\n'))
 		return TPM_FAMILY_20;
-	if (strcmp(buf, "1\n") == 0 || strcmp(buf, "1") == 0)
+	if (r >= 1 && buf[0] == '1' && (r == 1 || buf[1] == '\n'))
 		return TPM_FAMILY_12;
 	return 0;
 }
