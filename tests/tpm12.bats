@@ -245,3 +245,13 @@ sha1:7 $(pcr12 7)"
 		assert_output --partial "this TPM is a TPM 1.2, and this applet works only with a TPM 2.0"
 	done
 }
+
+@test "tpm12: a character device (a pty bridged to the 1.2 swtpm) works the same" {
+	command -v socat >/dev/null || skip "socat missing"
+	socat PTY,link="$BATS_TEST_TMPDIR/tpm0",rawer,echo=0 UNIX-CONNECT:"$SWTPM_DIR/sock" &
+	FAKEPID=$!
+	for _ in $(seq 1 100); do [ -e "$BATS_TEST_TMPDIR/tpm0" ] && break; sleep 0.05; done
+	run tb -T "device:$BATS_TEST_TMPDIR/tpm0" pcrread sha1:17
+	assert_success
+	assert_output "sha1:17 ffffffffffffffffffffffffffffffffffffffff"
+}
