@@ -42,13 +42,16 @@ ext() { python3 -c 'import hashlib,sys; print(hashlib.sha1(bytes.fromhex(sys.arg
 fake() {
 	F=$BATS_TEST_TMPDIR/fake.sock
 	rm -f "$F"
-	python3 "$FAKE" "$F" "$1" "$BATS_TEST_TMPDIR/fake.log" &
+	python3 "$FAKE" "$F" "$1" "$BATS_TEST_TMPDIR/fake.log" 3>&- &
 	FAKEPID=$!
 	for _ in $(seq 1 100); do [ -S "$F" ] && return 0; sleep 0.05; done
 	return 1
 }
 
-teardown() { [ -z "${FAKEPID:-}" ] || kill "$FAKEPID" 2>/dev/null || true; }
+teardown() {
+	[ -z "${FAKEPID:-}" ] || kill "$FAKEPID" 2>/dev/null || true
+	[ -z "${OWNPID:-}" ] || kill "$OWNPID" 2>/dev/null || true
+}
 
 @test "tpm12: the family comes from the first answer: the 2.0 command, refused by the 1.2, then 1.2 commands only" {
 	run bash -c '"$TPMBOX" --trace getrandom 4 2>&1 >/dev/null | grep "^[<>]"'
@@ -248,10 +251,105 @@ sha1:7 $(pcr12 7)"
 
 @test "tpm12: a character device (a pty bridged to the 1.2 swtpm) works the same" {
 	command -v socat >/dev/null || skip "socat missing"
-	socat PTY,link="$BATS_TEST_TMPDIR/tpm0",rawer,echo=0 UNIX-CONNECT:"$SWTPM_DIR/sock" &
+	socat PTY,link="$BATS_TEST_TMPDIR/tpm0",rawer,echo=0 UNIX-CONNECT:"$SWTPM_DIR/sock" 3>&- &
 	FAKEPID=$!
 	for _ in $(seq 1 100); do [ -e "$BATS_TEST_TMPDIR/tpm0" ] && break; sleep 0.05; done
 	run tb -T "device:$BATS_TEST_TMPDIR/tpm0" pcrread sha1:17
 	assert_success
 	assert_output "sha1:17 ffffffffffffffffffffffffffffffffffffffff"
+}
+
+# A second 1.2 swtpm, owned (owner password "opass"), for the sessions.
+owned12() {
+	O=$BATS_TEST_TMPDIR/owned
+	mkdir -p "$O"
+	swtpm_setup --tpm-state "$O" --take-ownership --ownerpass opass \
+		--srk-well-known --lock-nvram >/dev/null 2>&1
+	swtpm socket --server type=unixio,path="$O/sock" \
+		--ctrl type=unixio,path="$O/sock.ctrl" --tpmstate dir="$O" \
+		--flags not-need-init,startup-clear --pid file="$O/pid" \
+		>/dev/null 2>&1 3>&- &
+	OWNPID=$!
+	for _ in $(seq 1 100); do [ -S "$O/sock" ] && break; sleep 0.05; done
+	S12=$BATS_FILE_TMPDIR/sess12
+	local root="$BATS_TEST_DIRNAME/.."
+	[ -x "$S12" ] || cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/include" -o "$S12" \
+		"$root/tests/helpers/sess12.c" "$root"/lib/*.c \
+		"$root"/lib/*/*.c -lmbedcrypto
+}
+
+@test "tpm12: OIAP and OSAP sessions: command HMAC accepted, response HMAC verified, session ended; a wrong owner auth is exit 4" {
+	owned12
+	T="swtpm:path=$O/sock"
+	run "$S12" "$T" oiap opass
+	assert_success
+	# TPM_VERSION 1.2, then the flags: the same through either session.
+	[[ "$output" =~ ^0102 ]]
+	want=$output
+	run "$S12" "$T" osap opass
+	assert_success
+	assert_output "$want
+$want"
+	run "$S12" "$T" flush opass
+	assert_success
+	for m in oiap osap; do
+		run "$S12" "$T" $m wrong
+		assert_failure 4
+		assert_output --partial "TPM_AUTHFAIL"
+	done
+	# No session is left behind: 16 OIAP runs fit the TPM's 16 slots
+	# only if each run's session was ended.
+	for i in $(seq 1 20); do "$S12" "$T" oiap opass >/dev/null; done
+}
+
+@test "tpm12: damaged responses: sessions never act on a changed answer; applets fail cleanly" {
+	owned12
+	seed=${TPM12_SEED:-$RANDOM}
+	echo "faketpm mutate seed $seed"
+	want=$("$S12" "swtpm:path=$O/sock" oiap opass)
+	FAKETPM_TARGET=$O/sock FAKETPM_SEED=$seed fake mutate
+	d=$BATS_TEST_TMPDIR
+	oks=0 fails=0
+	for i in $(seq 1 40); do
+		set +e
+		timeout 10 "$S12" "swtpm:path=$F" oiap opass > "$d/out" 2> "$d/err"
+		rc=$?
+		set -e
+		case $rc in
+		0) oks=$((oks + 1)); [ "$(cat "$d/out")" = "$want" ] ;;
+		# A damaged OIAP answer (handle, nonce) makes the TPM refuse
+		# the next command (1: bad handle, 4: auth failure, 5: its
+		# dictionary-attack defence after a few); 3: tpmbox refused
+		# the answer.  Always with a message.
+		1|3|4|5) fails=$((fails + 1))
+			grep -q '^sess12: ' "$d/err" ;;
+		*) echo "sess12 exit $rc"; cat "$d/err"; false ;;
+		esac
+		# The session's end is not part of the check: a damaged
+		# answer can leave it open; flush what is left.
+	done
+	echo "sessions: $oks ok, $fails refused"
+	[ "$fails" -gt 0 ]
+	kill "$FAKEPID"; sleep 0.1
+	FAKETPM_TARGET=$SWTPM_DIR/sock FAKETPM_SEED=$seed fake mutate
+	oks=0 fails=0
+	for i in $(seq 1 25); do
+		for cmd in "info --json" "pcrread --json sha1:0-23" "getrandom --hex 300" "extend 9 -s x -v"; do
+			set +e
+			timeout 10 "$TPMBOX" -T "swtpm:path=$F" $cmd > "$d/out" 2> "$d/err"
+			rc=$?
+			set -e
+			case $rc in
+			0)	oks=$((oks + 1))
+				case $cmd in
+				info*|pcrread*) jq . "$d/out" >/dev/null ;;
+				esac ;;
+			1|2|3)	fails=$((fails + 1))
+				grep -q '^tpmbox [a-z]*: ' "$d/err" || { echo "no message: $cmd"; cat "$d/err"; false; } ;;
+			*)	echo "$cmd: exit $rc"; cat "$d/err"; false ;;
+			esac
+		done
+	done
+	echo "applets: $oks ok, $fails failed cleanly"
+	[ "$oks" -gt 0 ] && [ "$fails" -gt 0 ]
 }
