@@ -137,25 +137,22 @@ const char *tpm_cc_name(uint32_t cc)
 
 int tpm_trust_begin(struct tpm *t)
 {
-	int f;
+	int f = family_known(t), rc;
 
 	if (!tpm_trust_pinned(t))
 		return 0;
-	/* The salted session is 2.0 commands: with a pin, the family is
-	 * asked first so that a 1.2 sees no session command. */
-	if (!(f = tpm_family(t)))
-		return t->e->code;
-	if (f == TPM_FAMILY_20)
-		return tpm2_trust_begin(t);
-	{
-		err_set(t->e, EX_USAGE, "this TPM is a TPM 1.2, and an SRK "
-			"pin (--srk-name, --srk-pub, TPMBOX_SRK) is for a TPM "
-			"2.0");
-		err_hint(t->e, "drop the pin (unset TPMBOX_SRK) for a TPM "
-			 "1.2");
-		return EX_USAGE;
+	/* The salted session's first command reads the SRK (ReadPublic):
+	 * a 1.2 refuses it, having done nothing, before any session
+	 * command could go out. */
+	if (f != TPM_FAMILY_12) {
+		rc = tpm2_trust_begin(t);
+		if (!answered_12(t, rc, f))
+			return rc;
 	}
-	return 0;
+	err_set(t->e, EX_USAGE, "this TPM is a TPM 1.2, and an SRK pin "
+		"(--srk-name, --srk-pub, TPMBOX_SRK) is for a TPM 2.0");
+	err_hint(t->e, "drop the pin (unset TPMBOX_SRK) for a TPM 1.2");
+	return EX_USAGE;
 }
 
 int tpm_getrandom(struct tpm *t, uint8_t *out, size_t n)

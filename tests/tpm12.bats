@@ -116,9 +116,10 @@ teardown() {
 	TPMBOX_SRK=000b0000000000000000000000000000000000000000000000000000000000000000 run tb pcrread sha1:0
 	assert_failure 2
 	assert_output --partial "an SRK pin"
-	# No 2.0 session command was sent: the probe only.
+	# No session command was sent: one 2.0 command (reading the SRK),
+	# refused by the 1.2, then nothing.
 	run bash -c 'TPMBOX_SRK=000b0000000000000000000000000000000000000000000000000000000000000000 "$TPMBOX" --trace extend 9 -s x 2>&1 | grep "^>"'
-	assert_output "> TPM2_GetCapability (22 bytes)"
+	assert_output "> TPM2_ReadPublic (14 bytes)"
 }
 
 @test "tpm12: pcrread sha1:0,7 and the bare 0,7 match a raw TPM_PcrRead" {
