@@ -20,6 +20,7 @@
 #include "hex.h"
 #include "optscan.h"
 #include "pcrfile.h"
+#include "tpm.h"
 #include "tpm2/cmd.h"
 #include "tpm2/srk.h"
 
@@ -52,7 +53,7 @@ static void trace_hex(char dir, uint32_t cc, const uint8_t *p, size_t n)
 	char line[2 * 32 + 1];
 	size_t i;
 
-	fprintf(stderr, "%c %s (%zu bytes)\n", dir, tpm2_cc_name(cc), n);
+	fprintf(stderr, "%c %s (%zu bytes)\n", dir, tpm_cc_name(cc), n);
 	for (i = 0; i < n; i += 32) {
 		hex_encode(p + i, n - i > 32 ? 32 : n - i, line);
 		fprintf(stderr, "  %s\n", line);

@@ -11,12 +11,14 @@
 #include "crypto/hash.h"
 #include "hex.h"
 #include "pcrfile.h"
+#include "tpm.h"
 #include "tpm2/pcr.h"
-#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: extend PCR (-s STRING | -f FILE | -d HEX) [-b BANKS] [-v]\n"
-	"Extend PCR in every target bank with one TPM2_PCR_Extend.\n"
+	"Extend PCR in every target bank with one TPM2_PCR_Extend (on a TPM "
+	"1.2:\n"
+	"TPM_Extend of the sha1 bank, the only one).\n"
 	"  -s STRING  hash STRING (no newline) with each bank's algorithm\n"
 	"  -f FILE    hash FILE's contents (- for stdin) likewise\n"
 	"  -d HEX     extend this digest as is\n"
@@ -104,8 +106,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 
 	/* Step 1: the target banks, checked against the TPM's. */
-	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
-	    tpm2_pcr_banks(t, &alloc, &npcrs))
+	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
+	    tpm_pcr_banks(t, &alloc, &npcrs))
 		return ctx_fail(c);
 	if (pcr >= npcrs)
 		return ctx_usage(c, "PCR %llu is out of range: this TPM has "
@@ -115,13 +117,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		if (pcr_banks_parse(banks, algs, &n, &c->e))
 			return ctx_usage(c, "%s", c->e.msg);
 		for (k = 0; k < n; k++) {
-			for (i = 0; i < alloc.n && alloc.b[i].alg != algs[k];
-			     i++)
-				;
-			if (i == alloc.n)
-				return ctx_usage(c, "bank %s is not allocated "
-						 "on this TPM",
-						 alg_name(algs[k]));
+			if (tpm_bank_check(t, &alloc, algs[k]))
+				return ctx_fail(c);
 			if (dig && hash_size(algs[k]) != (size_t)rawlen)
 				return ctx_usage(c, "a %ld-byte digest does not"
 						 " fit bank %s (%zu bytes)",
@@ -154,7 +151,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_fail(c);
 
 	/* Step 3: extend all banks at once, then show the result. */
-	if (tpm2_pcr_extend(t, (unsigned)pcr, n, algs, d))
+	if (tpm_pcr_extend(t, (unsigned)pcr, n, algs, d))
 		return ctx_fail(c);
 	if (verbose) {
 		struct pcr_vals v;
@@ -165,7 +162,7 @@ static int run(struct ctx *c, int argc, char **argv)
 			sel.b[i].mask = 1u << pcr;
 		}
 		sel.n = n;
-		if (tpm2_pcr_read(t, &sel, &v))
+		if (tpm_pcr_read(t, &sel, &v))
 			return ctx_fail(c);
 		return ctx_print_pcrs(c, &v, 0);
 	}

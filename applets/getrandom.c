@@ -7,14 +7,14 @@
 #include "applet.h"
 #include "file.h"
 #include "hex.h"
-#include "tpm2/random.h"
-#include "tpm2/srk.h"
+#include "tpm.h"
 
 #define MAX_BYTES (16u << 20)
 
 static const char usage[] =
 	"usage: getrandom [--hex] [-o FILE] [-f] N\n"
-	"Write N random bytes (1 to 16 MiB) from the TPM to stdout or FILE.\n"
+	"Write N random bytes (1 to 16 MiB) from the TPM (2.0 or 1.2) to stdout\n"
+	"or FILE.\n"
 	"  --hex      print lowercase hex and a newline instead of raw bytes\n"
 	"  -o FILE    write to FILE atomically (mode 0600)\n"
 	"  -f         replace FILE if it exists\n";
@@ -51,13 +51,13 @@ static int run(struct ctx *c, int argc, char **argv)
 				 argv[optind], MAX_BYTES);
 
 	/* Step 1: ask the TPM, in chunks, for exactly n bytes. */
-	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t))
+	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t))
 		return ctx_fail(c);
 	buf = malloc(n * 2 + 2);
 	if (!buf)
 		return ctx_usage(c, "out of memory for %llu bytes",
 				 (unsigned long long)n);
-	if (tpm2_getrandom(t, buf, n)) {
+	if (tpm_getrandom(t, buf, n)) {
 		free(buf);
 		return ctx_fail(c);
 	}

@@ -1,18 +1,23 @@
 /* info: what this TPM is and what state it is in. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "applet.h"
+#include "tpm.h"
 #include "tpm2/cap.h"
 #include "tpm2/constants.h"
 #include "tpm2/pcr.h"
+#include "tpm12/cap.h"
 
 static const char usage[] =
 	"usage: info [--json]\n"
 	"Show the TPM family, manufacturer, vendor string, firmware version,\n"
 	"allocated PCR banks, dictionary-attack state, persistent handles and\n"
-	"the number of NV indices.\n"
+	"the number of NV indices.  On a TPM 1.2: TPM_CAP_VERSION_VAL, the\n"
+	"manufacturer, owner present, enabled and activated flags, PCR count,\n"
+	"NV indices and key slots.\n"
 	"  --json     the same as one JSON object\n";
 
 #define MAXH TPM2_HANDLES_MAX
@@ -41,6 +46,70 @@ static void rtrim(char *s)
 		s[--n] = '\0';
 }
 
+static const char *yn(int b) { return b ? "yes" : "no"; }
+static const char *tf(int b) { return b ? "true" : "false"; }
+
+/* A TPM 1.2: its own set of facts (the job differs, so one branch). */
+static int info12(struct ctx *c, struct tpm *t, int json)
+{
+	struct tpm12_info *in = malloc(sizeof(*in));
+	char manu[5], vid[5], ver[32];
+	size_t i;
+
+	if (!in)
+		return ctx_usage(c, "out of memory");
+	if (tpm12_info(t, in)) {
+		free(in);
+		return ctx_fail(c);
+	}
+	ascii4(in->manufacturer, manu);
+	rtrim(manu);
+	ascii4((uint32_t)in->vendor_id[0] << 24 |
+	       (uint32_t)in->vendor_id[1] << 16 |
+	       (uint32_t)in->vendor_id[2] << 8 | in->vendor_id[3], vid);
+	rtrim(vid);
+	snprintf(ver, sizeof(ver), "%u.%u.%u.%u", in->version[0],
+		 in->version[1], in->version[2], in->version[3]);
+	if (json) {
+		printf("{\n  \"family\": \"1.2\",\n  \"version\": \"%s\",\n"
+		       "  \"spec_level\": %u,\n  \"errata_revision\": %u,\n"
+		       "  \"manufacturer\": \"%s\",\n  \"vendor_id\": \"%s\",\n"
+		       "  \"owner\": %s,\n  \"enabled\": %s,\n"
+		       "  \"activated\": %s,\n  \"nv_locked\": %s,\n"
+		       "  \"pcr_count\": %u,\n  \"banks\": [\"sha1\"],\n"
+		       "  \"key_slots\": {\"max\": %u, \"free\": %u, "
+		       "\"loaded\": %zu},\n  \"max_sessions\": %u,\n"
+		       "  \"nv_indices\": %zu,\n  \"nv_index_list\": [",
+		       ver, in->spec_level, in->errata_rev, manu, vid,
+		       tf(in->owner), tf(!in->disabled),
+		       tf(!in->deactivated && !in->temp_deactivated),
+		       tf(in->nv_locked), in->npcrs, in->max_keys,
+		       in->free_keys, in->nkeys, in->max_sessions, in->nnv);
+		for (i = 0; i < in->nnv; i++)
+			printf("%s\"0x%08x\"", i ? ", " : "", in->nv[i]);
+		printf("]\n}\n");
+	} else {
+		printf("family: 1.2\nversion: %s\nspec level: %u, errata "
+		       "revision %u\nmanufacturer: %s\nvendor id: %s\n"
+		       "owner present: %s\nenabled: %s\nactivated: %s%s\n"
+		       "nv locked: %s\npcr count: %u\nbanks: sha1\n"
+		       "key slots: %u, %u free, %zu loaded\n"
+		       "auth sessions: %u\nnv indices: %zu",
+		       ver, in->spec_level, in->errata_rev, manu, vid,
+		       yn(in->owner), yn(!in->disabled),
+		       yn(!in->deactivated && !in->temp_deactivated),
+		       in->temp_deactivated && !in->deactivated ?
+		       " (deactivated until the next startup)" : "",
+		       yn(in->nv_locked), in->npcrs, in->max_keys,
+		       in->free_keys, in->nkeys, in->max_sessions, in->nnv);
+		for (i = 0; i < in->nnv; i++)
+			printf("%s0x%08x", i ? " " : " (", in->nv[i]);
+		printf("%s\n", in->nnv ? ")" : "");
+	}
+	free(in);
+	return 0;
+}
+
 static const char shortopts[] = "";
 static const struct option longopts[] = {
 	{"json", no_argument, NULL, 'j'},
@@ -67,8 +136,13 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (optind != argc)
 		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
 
+	/* A TPM 1.2 has another set of facts. */
+	if (!(t = ctx_tpm(c)) || !(o = tpm_family(t)))
+		return ctx_fail(c);
+	if (o == TPM_FAMILY_12)
+		return info12(c, t, json);
 	/* Step 1: fixed and variable properties, banks, handle lists. */
-	if (!(t = ctx_tpm(c)) ||
+	if (
 	    tpm2_getprops(t, TPM2_PT_FIXED, 0x100, fixed, 128, &nf) ||
 	    tpm2_getprops(t, TPM2_PT_VAR, 0x100, var, 64, &nv) ||
 	    tpm2_pcr_banks(t, &alloc, &npcrs) ||

@@ -7,15 +7,17 @@
 #include "applet.h"
 #include "file.h"
 #include "pcrfile.h"
+#include "tpm.h"
 #include "tpm2/pcr.h"
-#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: pcrread [--json] [-o FILE] [-f] [SELECTION]\n"
 	"Print PCR values, one line per PCR: BANK:INDEX HEX.\n"
 	"SELECTION as tpm2-tools: sha256:0,1,2+sha1:7, ranges 0-7, "
 	"sha256:all, all.\n"
-	"Default: every allocated bank, every PCR.\n"
+	"Default: every allocated bank, every PCR.  A TPM 1.2 has the sha1 "
+	"bank\n"
+	"only; there a bare list (0,7) means sha1:0,7.\n"
 	"  --json     {\"sha256\": {\"7\": \"hex\"}}\n"
 	"  -o FILE    also write the raw digests concatenated in selection "
 	"order\n"
@@ -32,7 +34,7 @@ static const struct option longopts[] = {
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *out = NULL, *spec = "all";
-	int json = 0, flags = 0, o, i;
+	int json = 0, flags = 0, bare, o, i;
 	struct pcr_sel sel, alloc;
 	struct pcr_vals *v;
 	unsigned npcrs;
@@ -50,17 +52,20 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "expected at most one SELECTION");
 	if (optind < argc)
 		spec = argv[optind];
-	if (pcr_sel_parse(spec, &sel, &c->e))
+	/* A bare list ("0,7") is for a TPM 1.2's one bank: it waits for
+	 * the family; any other selection is checked before the TPM. */
+	bare = !strchr(spec, ':') && strcmp(spec, "all") != 0;
+	if (!bare && pcr_sel_parse(spec, &sel, &c->e))
 		return ctx_fail(c);
 
 	/* Step 1: which banks does this TPM have, and how many PCRs. */
-	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
-	    tpm2_pcr_banks(t, &alloc, &npcrs) ||
-	    pcr_sel_resolve(&sel, &alloc, npcrs, &c->e))
+	if (!(t = ctx_tpm(c)) || (bare && tpm_pcr_parse(t, spec, &sel)) ||
+	    tpm_trust_begin(t) || tpm_pcr_banks(t, &alloc, &npcrs) ||
+	    tpm_pcr_resolve(t, &sel, &alloc, npcrs))
 		return ctx_fail(c);
 	/* Step 2: read them. */
 	v = malloc(sizeof(*v));
-	if (!v || tpm2_pcr_read(t, &sel, v)) {
+	if (!v || tpm_pcr_read(t, &sel, v)) {
 		free(v);
 		return ctx_fail(c);
 	}

@@ -247,11 +247,16 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 	assert_output --partial "impossible size (1048576 bytes)"
 }
 
-@test "transport: a TPM 1.2 answering -> a clear refusal" {
+@test "transport: a TPM 1.2 answering -> a clear refusal (no 1.2 path) or its rc (1.2 path)" {
 	fake tpm12
+	run tb -T "swtpm:path=$F" nvincrement 0x1500000
+	assert_failure 2
+	assert_output --partial "this TPM is a TPM 1.2, and this applet works only with a TPM 2.0"
+	# pcrread has a 1.2 path: the family probe, then TPM_GetCapability,
+	# whose error (TPM_FAILEDSELFTEST here) is decoded.
 	run tb -T "swtpm:path=$F" pcrread
 	assert_failure 1
-	assert_output --partial "this is a TPM 1.2, and this applet needs a TPM 2.0"
+	assert_output --partial "TPM_GetCapability: TPM_FAILEDSELFTEST: the TPM failed its self-test"
 }
 
 @test "transport: TPM_RC_RETRY is retried; a TPM that always says RETRY gives up" {

@@ -28,6 +28,8 @@ struct tpm {
 	struct tberr *e;
 	tpm_trace_fn trace;
 	unsigned ncmds;		/* commands sent, for bench and tests */
+	/* TPM_FAMILY_12 / TPM_FAMILY_20 once known (lib/tpm.c), else 0. */
+	int family;
 	/* The trust anchor and the process's salted session
 	 * (lib/tpm2/srk.c; NULL until set).  While a session is active,
 	 * tpm2_call adds it to every command whose answer the caller acts

@@ -246,10 +246,21 @@ static int parse(struct tpm *t, struct tpm2_call *c, size_t rlen)
 		return err_set(t->e, EX_IO, "%s: malformed response header "
 			       "(%zu bytes read)", tpm2_cc_name(c->cc), rlen);
 	if (tag == TPM12_TAG_RSP_COMMAND) {
-		err_set(t->e, EX_FAIL, "%s: this is a TPM 1.2, and this "
-			"applet needs a TPM 2.0", tpm2_cc_name(c->cc));
-		return EX_FAIL;
+		/* A 1.2 answers a 2.0 tag with its short error form, having
+		 * done nothing (lib/tpm.c may then run the job on 1.2).  Not
+		 * after a 2.0 answered: then it is a damaged response. */
+		if (t->family == 2)
+			return err_set(t->e, EX_IO, "%s: a TPM 1.2 response "
+				       "from a TPM 2.0", tpm2_cc_name(c->cc));
+		t->family = 1;
+		err_set(t->e, EX_USAGE, "this TPM is a TPM 1.2, and this "
+			"applet works only with a TPM 2.0");
+		err_hint(t->e, "README's applet table says which applets "
+			 "work on a TPM 1.2");
+		return EX_USAGE;
 	}
+	if (tag == TPM2_ST_NO_SESSIONS || tag == TPM2_ST_SESSIONS)
+		t->family = 2;
 	if (c->rc != 0) {
 		if (tag != TPM2_ST_NO_SESSIONS || rlen != 10)
 			return err_set(t->e, EX_IO, "%s: malformed error "

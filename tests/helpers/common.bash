@@ -65,6 +65,35 @@ swtpm_start() {
 	return 1
 }
 
+# swtpm12_start [extra swtpm flags...]: swtpm in TPM 1.2 mode on a unix
+# socket, with an EK and NV locked as on a real chip (swtpm_setup
+# --createek --lock-nvram, about 1 s), started with TPM_Startup(ST_CLEAR).
+# swtpm_stop stops it.
+swtpm12_start() {
+	SWTPM_DIR=$(mktemp -d "${BATS_FILE_TMPDIR:-/tmp}/swtpm12.XXXXXX")
+	export SWTPM_DIR
+	if ! swtpm_setup --tpm-state "$SWTPM_DIR" --createek --lock-nvram \
+		>"$SWTPM_DIR/setup.out" 2>&1; then
+		echo "swtpm_setup failed: $(cat "$SWTPM_DIR/setup.out")" >&2
+		return 1
+	fi
+	swtpm socket \
+		--server type=unixio,path="$SWTPM_DIR/sock" \
+		--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
+		--tpmstate dir="$SWTPM_DIR" \
+		--flags not-need-init,startup-clear \
+		--pid file="$SWTPM_DIR/pid" "$@" \
+		>"$SWTPM_DIR/swtpm.out" 2>&1 &
+	export TPMBOX_TCTI="swtpm:path=$SWTPM_DIR/sock"
+	unset TPM2TOOLS_TCTI
+	for _ in $(seq 1 100); do
+		[ -s "$SWTPM_DIR/pid" ] && "$TPMBOX" getrandom 1 >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	echo "swtpm 1.2 did not start: $(cat "$SWTPM_DIR/swtpm.out")" >&2
+	return 1
+}
+
 swtpm_pid() { cat "$SWTPM_DIR/pid" 2>/dev/null; }
 
 swtpm_stop() {

@@ -12,6 +12,11 @@ Modes:
   hangpart   send 6 bytes of a header, never the rest
   bigrandom  answer GetRandom(n) with n+1 bytes
   trailing   answer GetRandom(n) with n bytes and 2 bytes more
+  tpm12big   a TPM 1.2 (2.0 tags refused) answering TPM_GetRandom(n)
+             with n+1 bytes
+  tpm12short a TPM 1.2 answering TPM_GetRandom(n) with at most 1000
+             bytes (a real 1.2 may return fewer than asked)
+  tpm12trail a TPM 1.2 answering TPM_GetRandom(n) with 2 bytes after it
   badsize    a header announcing 9 bytes
   hugesize   a header announcing 1 MiB
   tpm12      a TPM 1.2 error response (tag 0x00c4)
@@ -57,6 +62,21 @@ def random_answer(cmd, extra=0, trailing=b""):
     want = struct.unpack(">H", cmd[10:12])[0] if len(cmd) >= 12 else 1
     data = bytes((i * 7 + 1) & 0xff for i in range(want + extra))
     return rsp(0x8001, 0, struct.pack(">H", len(data)) + data + trailing)
+
+
+def tpm12_answer(cmd, mode):
+    tag, _, ordinal = struct.unpack(">HII", cmd[:10])
+    if tag >= 0x8000:
+        return rsp(0x00c4, 0x0a)        # TPM_BAD_ORDINAL, as swtpm 1.2
+    if ordinal != 0x46:
+        return rsp(0x00c4, 0x0a)
+    want = struct.unpack(">I", cmd[10:14])[0]
+    n = {"tpm12big": want + 1, "tpm12short": min(want, 1000)}.get(mode, want)
+    data = bytes((i * 7 + len(cmd)) & 0xff for i in range(n))
+    tail = b"\1\2" if mode == "tpm12trail" else b""
+    tpm12_answer.calls = getattr(tpm12_answer, "calls", 0) + 1
+    data = bytes((b + tpm12_answer.calls) & 0xff for b in data)
+    return rsp(0x00c4, 0, struct.pack(">I", n) + data + tail)
 
 
 def handles_answer(cmd):
@@ -136,6 +156,9 @@ def main():
                 held.append(c)
                 c = None
                 break
+            if mode in ("tpm12big", "tpm12short", "tpm12trail"):
+                c.sendall(tpm12_answer(cmd, mode))
+                continue
             if mode == "bigrandom":
                 c.sendall(random_answer(cmd, extra=1))
             elif mode == "trailing":

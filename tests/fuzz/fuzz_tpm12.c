@@ -1,0 +1,127 @@
+/* The TPM 1.2 response parsers and session checks, fed responses from the
+ * fuzzer.  Input: one byte choosing the operation, one parameter byte,
+ * then TPM responses back to back (each as long as its header says; see
+ * xport_stub.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpm.h"
+#include "tpm2/pcr.h"
+#include "tpm12/cap.h"
+#include "tpm12/cmd.h"
+#include "tpm12/pcr.h"
+#include "tpm12/random.h"
+#include "tpm12/session.h"
+#include "xport_stub.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t buf[70000];
+	static const uint8_t zero[20];
+	struct tberr e;
+	struct tpm *t;
+	uint8_t op, arg;
+
+	if (size < 2)
+		return 0;
+	op = data[0];
+	arg = data[1];
+	memset(&e, 0, sizeof(e));
+	if (op % 9 == 8) {
+		/* The parser alone, on the raw bytes. */
+		const uint8_t *body;
+		size_t blen;
+		uint32_t rc;
+
+		if (tpm12_parse(data + 2, size - 2, 0x15, arg % 3, &rc, &body,
+				&blen, &e) == 0 && rc == 0 &&
+		    body + blen + (size_t)(arg % 3) * TPM12_RSP_AUTH_SIZE !=
+		    data + size)
+			abort();
+		return 0;
+	}
+	stub_feed(data + 2, size - 2);
+	if (tpm_open(&t, "fuzz", 2, &e))
+		return 0;
+	switch (op % 9) {
+	case 0:
+		/* Family from the first answer, then TPM_GetRandom loops. */
+		tpm_getrandom(t, buf, (size_t)arg * 300 + 1);
+		break;
+	case 1: {
+		struct pcr_sel alloc, sel;
+		struct pcr_vals *v = malloc(sizeof(*v));
+		unsigned n;
+
+		if (v && tpm_pcr_banks(t, &alloc, &n) == 0 &&
+		    pcr_sel_parse(arg & 1 ? "all" : "sha1:0,7,16", &sel,
+				  &e) == 0 &&
+		    tpm_pcr_resolve(t, &sel, &alloc, n) == 0)
+			tpm_pcr_read(t, &sel, v);
+		free(v);
+		break;
+	}
+	case 2: {
+		uint8_t d[64][64];
+		uint16_t alg = 0x0004;
+
+		memset(d, arg, sizeof(d));
+		tpm_pcr_extend(t, arg % 24, 1, &alg,
+			       (const uint8_t (*)[64])d);
+		break;
+	}
+	case 3: {
+		struct tpm12_info *in = malloc(sizeof(*in));
+
+		if (in)
+			tpm12_info(t, in);
+		free(in);
+		break;
+	}
+	case 4:
+		tpm_family(t);
+		break;
+	case 5: {
+		/* OIAP, then an authorized command whose response HMAC is
+		 * checked, then the session's end. */
+		struct tpm12_sess s;
+		struct tpm12_call c = { .ord = 0x15, .na = 1 };
+		uint8_t in[4] = { 0, 0, 0, arg };
+
+		if (tpm12_oiap(t, zero, &s) == 0) {
+			c.in = in;
+			c.inlen = sizeof(in);
+			c.auth[0] = &s;
+			s.cont = arg & 1;
+			tpm12_call(t, &c);
+			tpm12_sess_end(t, &s);
+		}
+		break;
+	}
+	case 6: {
+		struct tpm12_sess s, s2;
+		struct tpm12_call c = { .ord = 0x18, .na = 2,
+					.out_handles = arg % 8 };
+
+		if (tpm12_osap(t, 1, 0x40000000u, zero, &s) == 0 &&
+		    tpm12_oiap(t, zero, &s2) == 0) {
+			c.auth[0] = &s;
+			c.auth[1] = &s2;
+			tpm12_call(t, &c);
+			tpm12_sess_end(t, &s2);
+		}
+		tpm12_sess_end(t, &s);
+		break;
+	}
+	case 7: {
+		uint8_t d[20];
+
+		tpm12_pcr_read(t, arg, d);
+		break;
+	}
+	}
+	tpm_close(t);
+	return 0;
+}

@@ -1,0 +1,356 @@
+#!/usr/bin/env bats
+# getrandom, pcrread, extend and info on a TPM 1.2 (swtpm in 1.2 mode, EK
+# made and NV locked by swtpm_setup).  Known answers come from a raw
+# client written here in Python (hashlib, the socket) and from sha1sum,
+# never from tpmbox itself.
+
+load helpers/common
+
+setup_file() { swtpm12_start; }
+teardown_file() { swtpm_stop; }
+
+FAKE=$BATS_TEST_DIRNAME/helpers/faketpm.py
+
+# raw12 HEX: send one command to the swtpm, print the response in hex.
+raw12() {
+	python3 - "$SWTPM_DIR/sock" "$1" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(bytes.fromhex(sys.argv[2]))
+r = b""
+while len(r) < 6 or len(r) < struct.unpack(">I", r[2:6])[0]:
+    d = s.recv(65536)
+    if not d:
+        break
+    r += d
+print(r.hex())
+PY
+}
+
+# The PCR's value by a raw TPM_PcrRead.
+pcr12() {
+	local r
+	r=$(raw12 "00c10000000e00000015$(printf '%08x' "$1")")
+	[ "${r:0:20}" = "00c40000001e00000000" ] || { echo "raw PcrRead: $r" >&2; return 1; }
+	echo "${r:20}"
+}
+
+# SHA-1(old || digest) in hex.
+ext() { python3 -c 'import hashlib,sys; print(hashlib.sha1(bytes.fromhex(sys.argv[1]) + bytes.fromhex(sys.argv[2])).hexdigest())' "$1" "$2"; }
+
+fake() {
+	F=$BATS_TEST_TMPDIR/fake.sock
+	rm -f "$F"
+	python3 "$FAKE" "$F" "$1" "$BATS_TEST_TMPDIR/fake.log" 3>&- &
+	FAKEPID=$!
+	for _ in $(seq 1 100); do [ -S "$F" ] && return 0; sleep 0.05; done
+	return 1
+}
+
+teardown() {
+	[ -z "${FAKEPID:-}" ] || kill "$FAKEPID" 2>/dev/null || true
+	[ -z "${OWNPID:-}" ] || kill "$OWNPID" 2>/dev/null || true
+}
+
+@test "tpm12: the family comes from the first answer: the 2.0 command, refused by the 1.2, then 1.2 commands only" {
+	run bash -c '"$TPMBOX" --trace getrandom 4 2>&1 >/dev/null | grep "^[<>]"'
+	assert_success
+	assert_line --index 0 "> TPM2_GetRandom (12 bytes)"
+	assert_line --index 1 "< TPM2_GetRandom (10 bytes)"
+	assert_line --index 2 "> TPM_GetRandom (14 bytes)"
+	[ "${#lines[@]}" -eq 4 ]
+	# pcrread and extend: TPM2_GetCapability(PCRS) is the first.
+	run bash -c '"$TPMBOX" --trace pcrread sha1:0 2>&1 >/dev/null | grep "^>"'
+	assert_output "> TPM2_GetCapability (22 bytes)
+> TPM_GetCapability (22 bytes)
+> TPM_PcrRead (14 bytes)"
+	# info asks with the kernel's probe (tpm_family), which swtpm 1.2
+	# refuses as TPM_BAD_ORDINAL without doing anything.
+	run bash -c '"$TPMBOX" --trace info 2>&1 >/dev/null | grep "^[<>]" | head -3'
+	assert_line --index 0 "> TPM2_GetCapability (22 bytes)"
+	assert_line --index 1 "< TPM2_GetCapability (10 bytes)"
+	assert_line --index 2 "> TPM_GetCapability (18 bytes)"
+	[ "$(raw12 8001000000160000017a000000060000012900000001)" = 00c40000000a0000000a ]
+}
+
+@test "tpm12: getrandom of 1, 4096 and 100000 bytes" {
+	for n in 1 4096 100000; do
+		[ "$(tb getrandom "$n" | wc -c)" -eq "$n" ]
+	done
+	run tb getrandom --hex 16
+	assert_success
+	[[ "$output" =~ ^[0-9a-f]{32}$ ]]
+	[ "$(tb getrandom --hex 32)" != "$(tb getrandom --hex 32)" ]
+	tb getrandom -o "$BATS_TEST_TMPDIR/r" 100
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/r")" -eq 100 ]
+}
+
+@test "tpm12: getrandom loops when the TPM returns fewer bytes than asked" {
+	# swtpm 1.2 gives 4082 of 4096: a second TPM_GetRandom makes up.
+	n=$("$TPMBOX" --trace getrandom 4096 2>&1 >/dev/null | grep -c '^> TPM_GetRandom')
+	[ "$n" -ge 2 ]
+	fake tpm12short
+	run bash -c '"$TPMBOX" -T "swtpm:path=$1" getrandom 4096 | wc -c' _ "$F"
+	assert_success
+	assert_output 4096
+	[ "$(grep -c '^0x46$' "$BATS_TEST_TMPDIR/fake.log")" -eq 5 ]
+}
+
+@test "tpm12: getrandom refuses more bytes than asked, and trailing bytes" {
+	fake tpm12big
+	run tb -T "swtpm:path=$F" getrandom 8
+	assert_failure 3
+	assert_output --partial "TPM_GetRandom: the TPM returned more bytes than the 8 asked for"
+	teardown; sleep 0.1
+	fake tpm12trail
+	run tb -T "swtpm:path=$F" getrandom 8
+	assert_failure 3
+	assert_output --partial "TPM_GetRandom: 2 unexpected bytes after the response"
+}
+
+@test "tpm12: an SRK pin is a usage error on a TPM 1.2, before any session" {
+	run tb getrandom --srk-name 000b0000000000000000000000000000000000000000000000000000000000000000 4
+	assert_failure 2
+	assert_output --partial "this TPM is a TPM 1.2, and an SRK pin (--srk-name, --srk-pub, TPMBOX_SRK) is for a TPM 2.0"
+	TPMBOX_SRK=000b0000000000000000000000000000000000000000000000000000000000000000 run tb pcrread sha1:0
+	assert_failure 2
+	assert_output --partial "an SRK pin"
+	# No session command was sent: one 2.0 command (reading the SRK),
+	# refused by the 1.2, then nothing.
+	run bash -c 'TPMBOX_SRK=000b0000000000000000000000000000000000000000000000000000000000000000 "$TPMBOX" --trace extend 9 -s x 2>&1 | grep "^>"'
+	assert_output "> TPM2_ReadPublic (14 bytes)"
+}
+
+@test "tpm12: pcrread sha1:0,7 and the bare 0,7 match a raw TPM_PcrRead" {
+	tb extend 7 -s boot
+	want="sha1:0 $(pcr12 0)
+sha1:7 $(pcr12 7)"
+	run tb pcrread sha1:0,7
+	assert_success
+	assert_output "$want"
+	run tb pcrread 0,7
+	assert_success
+	assert_output "$want"
+	run tb pcrread --json sha1:7
+	assert_success
+	[ "$(jq -r '.sha1["7"]' <<< "$output")" = "$(pcr12 7)" ]
+}
+
+@test "tpm12: pcrread all lists the 24 sha1 PCRs; 17-22 read FF..FF" {
+	run tb pcrread
+	assert_success
+	[ "${#lines[@]}" -eq 24 ]
+	[ "$(grep -vc '^sha1:' <<< "$output")" -eq 0 ]
+	for i in 17 18 19 20 21 22; do
+		assert_line "sha1:$i ffffffffffffffffffffffffffffffffffffffff"
+		[ "$(pcr12 $i)" = ffffffffffffffffffffffffffffffffffffffff ]
+	done
+	run tb pcrread 16-23
+	assert_success
+	[ "${#lines[@]}" -eq 8 ]
+}
+
+@test "tpm12: pcrread refuses other banks, saying the TPM is 1.2" {
+	for sel in sha256:0 sha1:0+sha256:0 sha384:all; do
+		run tb pcrread "$sel"
+		assert_failure 2
+		assert_output --partial "this TPM is a TPM 1.2, which has only the sha1 bank"
+	done
+	run tb pcrread 24
+	assert_failure 2
+	run tb pcrread 0,x
+	assert_failure 2
+	assert_output --partial "bad PCR index"
+}
+
+@test "tpm12: extend -s, -f, -d give SHA-1(old || digest)" {
+	old=$(pcr12 10)
+	d=$(printf %s hello | sha1sum | cut -d' ' -f1)
+	tb extend 10 -s hello
+	want=$(ext "$old" "$d")
+	[ "$(pcr12 10)" = "$want" ]
+	printf 'file contents\n' > "$BATS_TEST_TMPDIR/f"
+	d=$(sha1sum "$BATS_TEST_TMPDIR/f" | cut -d' ' -f1)
+	run tb extend 10 -f "$BATS_TEST_TMPDIR/f" -v
+	assert_success
+	want=$(ext "$want" "$d")
+	assert_output "sha1:10 $want"
+	[ "$(pcr12 10)" = "$want" ]
+	d=00112233445566778899aabbccddeeff00112233
+	tb extend 10 -d "$d" -b sha1
+	want=$(ext "$want" "$d")
+	[ "$(pcr12 10)" = "$want" ]
+	printf 'stdin' | tb extend 11 -f -
+}
+
+@test "tpm12: extend refusals: other banks, digest sizes, PCR range, PCRs 17-22 at locality 0" {
+	before=$(pcr12 12)
+	run tb extend 12 -s x -b sha256
+	assert_failure 2
+	assert_output --partial "PCR bank sha256: this TPM is a TPM 1.2, which has only the sha1 bank"
+	run tb extend 12 -d "$(printf '%064x' 1)"
+	assert_failure 2
+	assert_output --partial "no allocated bank has 32-byte digests"
+	run tb extend 24 -s x
+	assert_failure 2
+	assert_output --partial "PCR 24 is out of range: this TPM has PCRs 0-23"
+	[ "$(pcr12 12)" = "$before" ]
+	for i in 17 22; do
+		run tb extend $i -s x
+		assert_failure 1
+		assert_output --partial "TPM_Extend: TPM_BAD_LOCALITY"
+		assert_output --partial "PCRs 17-22 need a higher locality"
+		[ "$(pcr12 $i)" = ffffffffffffffffffffffffffffffffffffffff ]
+	done
+}
+
+@test "tpm12: info reports what the TPM says (raw GetCapability as the oracle)" {
+	run tb info
+	assert_success
+	assert_line "family: 1.2"
+	# TPM_CAP_VERSION_VAL: tag 0030, version, specLevel, errataRev,
+	# vendor id.
+	r=$(raw12 00c100000012000000650000001a00000000)
+	[ "${r:0:4}${r:12:8}" = 00c400000000 ]
+	body=${r:28}
+	[ "${body:0:4}" = 0030 ]
+	ver=$(printf '%d.%d.%d.%d' 0x${body:4:2} 0x${body:6:2} 0x${body:8:2} 0x${body:10:2})
+	assert_line "version: $ver"
+	assert_line "spec level: $((0x${body:12:4})), errata revision $((0x${body:16:2}))"
+	# swtpm's manufacturer: "IBM" (TPM_CAP_PROP_MANUFACTURER 0x103).
+	r=$(raw12 00c10000001600000065000000050000000400000103)
+	[ "${r:20:8}" = 00000004 ]
+	[ "${r:28:8}" = 49424d00 ]
+	assert_line "manufacturer: IBM"
+	assert_line "vendor id: IBM"
+	assert_line "owner present: no"
+	assert_line "enabled: yes"
+	assert_line "activated: yes"
+	assert_line "nv locked: yes"
+	assert_line "pcr count: 24"
+	assert_line "banks: sha1"
+	assert_line --regexp '^key slots: [0-9]+, [0-9]+ free, 0 loaded$'
+	assert_line "nv indices: 0"
+	run tb info --json
+	assert_success
+	[ "$(jq -r .family <<< "$output")" = 1.2 ]
+	[ "$(jq -r .version <<< "$output")" = "$ver" ]
+	[ "$(jq -r .manufacturer <<< "$output")" = IBM ]
+	[ "$(jq -r .owner <<< "$output")" = false ]
+	[ "$(jq -r .activated <<< "$output")" = true ]
+	[ "$(jq -r .pcr_count <<< "$output")" = 24 ]
+}
+
+@test "tpm12: an applet with no 1.2 path says so in one sentence, exit 2" {
+	for a in "nvincrement 0x1500000" "nvsetbits 0x1500000 1" "nvextend 0x1500000 -d 00"; do
+		run tb $a
+		assert_failure 2
+		assert_output --partial "this TPM is a TPM 1.2, and this applet works only with a TPM 2.0"
+	done
+}
+
+@test "tpm12: a character device (a pty bridged to the 1.2 swtpm) works the same" {
+	command -v socat >/dev/null || skip "socat missing"
+	socat PTY,link="$BATS_TEST_TMPDIR/tpm0",rawer,echo=0 UNIX-CONNECT:"$SWTPM_DIR/sock" 3>&- &
+	FAKEPID=$!
+	for _ in $(seq 1 100); do [ -e "$BATS_TEST_TMPDIR/tpm0" ] && break; sleep 0.05; done
+	run tb -T "device:$BATS_TEST_TMPDIR/tpm0" pcrread sha1:17
+	assert_success
+	assert_output "sha1:17 ffffffffffffffffffffffffffffffffffffffff"
+}
+
+# A second 1.2 swtpm, owned (owner password "opass"), for the sessions.
+owned12() {
+	O=$BATS_TEST_TMPDIR/owned
+	mkdir -p "$O"
+	swtpm_setup --tpm-state "$O" --take-ownership --ownerpass opass \
+		--srk-well-known --lock-nvram >/dev/null 2>&1
+	swtpm socket --server type=unixio,path="$O/sock" \
+		--ctrl type=unixio,path="$O/sock.ctrl" --tpmstate dir="$O" \
+		--flags not-need-init,startup-clear --pid file="$O/pid" \
+		>/dev/null 2>&1 3>&- &
+	OWNPID=$!
+	for _ in $(seq 1 100); do [ -S "$O/sock" ] && break; sleep 0.05; done
+	S12=$BATS_FILE_TMPDIR/sess12
+	local root="$BATS_TEST_DIRNAME/.."
+	[ -x "$S12" ] || cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/include" -o "$S12" \
+		"$root/tests/helpers/sess12.c" "$root"/lib/*.c \
+		"$root"/lib/*/*.c -lmbedcrypto
+}
+
+@test "tpm12: OIAP and OSAP sessions: command HMAC accepted, response HMAC verified, session ended; a wrong owner auth is exit 4" {
+	owned12
+	T="swtpm:path=$O/sock"
+	run "$S12" "$T" oiap opass
+	assert_success
+	# TPM_VERSION 1.2, then the flags: the same through either session.
+	[[ "$output" =~ ^0102 ]]
+	want=$output
+	run "$S12" "$T" osap opass
+	assert_success
+	assert_output "$want
+$want"
+	run "$S12" "$T" flush opass
+	assert_success
+	for m in oiap osap; do
+		run "$S12" "$T" $m wrong
+		assert_failure 4
+		assert_output --partial "TPM_AUTHFAIL"
+	done
+	# No session is left behind: 16 OIAP runs fit the TPM's 16 slots
+	# only if each run's session was ended.
+	for i in $(seq 1 20); do "$S12" "$T" oiap opass >/dev/null; done
+}
+
+@test "tpm12: damaged responses: sessions never act on a changed answer; applets fail cleanly" {
+	owned12
+	seed=${TPM12_SEED:-$RANDOM}
+	echo "faketpm mutate seed $seed"
+	want=$("$S12" "swtpm:path=$O/sock" oiap opass)
+	FAKETPM_TARGET=$O/sock FAKETPM_SEED=$seed fake mutate
+	d=$BATS_TEST_TMPDIR
+	oks=0 fails=0
+	for i in $(seq 1 40); do
+		set +e
+		timeout 10 "$S12" "swtpm:path=$F" oiap opass > "$d/out" 2> "$d/err"
+		rc=$?
+		set -e
+		case $rc in
+		0) oks=$((oks + 1)); [ "$(cat "$d/out")" = "$want" ] ;;
+		# A damaged OIAP answer (handle, nonce) makes the TPM refuse
+		# the next command (1: bad handle, 4: auth failure, 5: its
+		# dictionary-attack defence after a few); 3: tpmbox refused
+		# the answer.  Always with a message.
+		1|3|4|5) fails=$((fails + 1))
+			grep -q '^sess12: ' "$d/err" ;;
+		*) echo "sess12 exit $rc"; cat "$d/err"; false ;;
+		esac
+		# The session's end is not part of the check: a damaged
+		# answer can leave it open; flush what is left.
+	done
+	echo "sessions: $oks ok, $fails refused"
+	[ "$fails" -gt 0 ]
+	kill "$FAKEPID"; sleep 0.1
+	FAKETPM_TARGET=$SWTPM_DIR/sock FAKETPM_SEED=$seed fake mutate
+	oks=0 fails=0
+	for i in $(seq 1 25); do
+		for cmd in "info --json" "pcrread --json sha1:0-23" "getrandom --hex 300" "extend 9 -s x -v"; do
+			set +e
+			timeout 10 "$TPMBOX" -T "swtpm:path=$F" $cmd > "$d/out" 2> "$d/err"
+			rc=$?
+			set -e
+			case $rc in
+			0)	oks=$((oks + 1))
+				case $cmd in
+				info*|pcrread*) jq . "$d/out" >/dev/null ;;
+				esac ;;
+			1|2|3)	fails=$((fails + 1))
+				grep -q '^tpmbox [a-z]*: ' "$d/err" || { echo "no message: $cmd"; cat "$d/err"; false; } ;;
+			*)	echo "$cmd: exit $rc"; cat "$d/err"; false ;;
+			esac
+		done
+	done
+	echo "applets: $oks ok, $fails failed cleanly"
+	[ "$oks" -gt 0 ] && [ "$fails" -gt 0 ]
+}
