@@ -21,27 +21,6 @@ teardown_file() { swtpm_stop; }
 
 setup() { D=$BATS_TEST_TMPDIR; t2_flush; }
 
-# The AK blob's TPM2B_PUBLIC and TPM2B_PRIVATE for tpm2_load.
-ak_pieces() {
-	sed -n '/BEGIN TSS2/,/END TSS2/p' "$1" | sed '1d;$d' | base64 -d |
-	python3 -c '
-import sys
-d = sys.stdin.buffer.read()
-def tlv(b, i):
-    t = b[i]; n = b[i + 1]; i += 2
-    if n & 0x80:
-        k = n & 0x7f; n = int.from_bytes(b[i:i + k], "big"); i += k
-    return t, b[i:i + n], i + n
-t, body, _ = tlv(d, 0)
-i = 0; o = []
-while i < len(body):
-    t, v, i = tlv(body, i)
-    if t == 0x04: o.append(v)
-open(sys.argv[1] + ".pub", "wb").write(o[0])
-open(sys.argv[1] + ".priv", "wb").write(o[1])
-' "$2"
-}
-
 @test "activatecredential opens what tpm2_makecredential -T none made for this EK and AK" {
 	tpm2_makecredential -T none -e "$CD/ek.pub" -s "$CD/secret" \
 		-n "$(tr -d '\n' < "$CD/ak.hex")" -o "$D/cred" 2>/dev/null
@@ -56,8 +35,8 @@ open(sys.argv[1] + ".priv", "wb").write(o[1])
 	# tpm2-tools' file: 0xBADCC0DE, version 1
 	[ "$(head -c 8 "$D/cred" | od -An -tx1 | tr -d ' \n')" = \
 		badcc0de00000001 ]
-	ak_pieces "$CD/ak.blob" "$D/ak"
-	tpm2_load -C 0x81000001 -u "$D/ak.pub" -r "$D/ak.priv" \
+	tss2_pieces "$CD/ak.blob" "$D/ak"
+	tpm2_load -C 0x81000001 -u "$D/ak/pub" -r "$D/ak/priv" \
 		-c "$D/ak.ctx" >/dev/null
 	tpm2_createek -c "$D/ek.ctx" -G ecc >/dev/null
 	tpm2_flushcontext -t >/dev/null

@@ -212,26 +212,9 @@ Z64=$(printf '%064d' 0)
 @test "seal --to: tpm2-tools import, load and unseal the key file's pieces (pubkey, privkey as the duplicate, secret as the seed)" {
 	head -c 32 /dev/urandom > "$D/data"
 	tb seal --to "$BATS_FILE_TMPDIR/other.pem" -o "$D/blob" "$D/data"
-	mkdir "$D/p"
 	# TPMKey: OID, [2] secret, parent INTEGER, pubkey, privkey
-	sed -n '/BEGIN TSS2/,/END TSS2/p' "$D/blob" | sed '1d;$d' | base64 -d |
-	python3 -c '
-import sys
-d = sys.stdin.buffer.read()
-def tlv(b, i):
-    t = b[i]; n = b[i + 1]; i += 2
-    if n & 0x80:
-        k = n & 0x7f; n = int.from_bytes(b[i:i + k], "big"); i += k
-    return t, b[i:i + n], i + n
-t, body, _ = tlv(d, 0)
-i = 0; out = {}
-while i < len(body):
-    t, v, i = tlv(body, i)
-    if t == 0xa2: out["seed"] = tlv(v, 0)[1]
-    if t == 0x04: out["pub" if "pub" not in out else "dup"] = v
-for k, v in out.items():
-    open(sys.argv[1] + "/" + k, "wb").write(v)
-' "$D/p"
+	tss2_pieces "$D/blob" "$D/p"
+	mv "$D/p/priv" "$D/p/dup"
 	[ -s "$D/p/seed" ] && [ -s "$D/p/pub" ] && [ -s "$D/p/dup" ]
 	on_other import_unseal "$D/p" | cmp - "$D/data"
 }
