@@ -54,8 +54,8 @@ int tpm2_ek_find(struct tpm *t, int rsa, struct tpm2_srk *k)
 	err_clear(t->e);
 	tpm2_ek_template(&tmpl, rsa);
 	tpm2_auth_pw(&a, NULL, 0);
-	if ((rc = tpm2_create_primary(t, TPM2_RH_ENDORSEMENT, &a, &tmpl, NULL,
-				      0, &k->handle, &k->pub))) {
+	if (tpm2_create_primary(t, TPM2_RH_ENDORSEMENT, &a, &tmpl, NULL, 0,
+				&k->handle, &k->pub)) {
 		k->handle = 0;
 		return err_prefix(t->e, "making the EK");
 	}
@@ -81,8 +81,8 @@ int tpm2_ek_auth(struct tpm *t, struct tpm2_session **s,
 					    s)))
 		return rc;
 	tpm2_auth_pw(&ea, NULL, 0);
-	if ((rc = tpm2_policy_secret(t, TPM2_RH_ENDORSEMENT, &ea,
-				     tpm2_session_handle(*s))))
+	if (tpm2_policy_secret(t, TPM2_RH_ENDORSEMENT, &ea,
+			       tpm2_session_handle(*s)))
 		return err_prefix(t->e, "the EK's policy (PolicySecret with "
 				  "the endorsement hierarchy)");
 	tpm2_session_use(*s, a, NULL, 0);
@@ -118,7 +118,7 @@ static int nv_whole(struct tpm *t, uint32_t index, uint8_t *out, size_t cap,
 	x.auth_handle = index;
 	x.a = &a;
 	x.chunk = 512;
-	if ((rc = tpm2_nv_read(t, &x, out, p.size, 0)))
+	if (tpm2_nv_read(t, &x, out, p.size, 0))
 		return err_prefix(t->e, "NV index 0x%08x", index);
 	*n = p.size;
 	return 0;
