@@ -22,6 +22,10 @@ enum {
  * /proc/self/fd/N are the caller's own descriptors and are written. */
 int file_write_atomic(const char *path, const void *data, size_t n,
 		      int flags, struct tberr *e);
+/* file_write_atomic, except that a file already holding exactly data is
+ * left alone (0): writing the same output again changes nothing. */
+int file_write_same(const char *path, const void *data, size_t n,
+		    int flags, struct tberr *e);
 /* Read a whole file ("-" = stdin) of at most max bytes into a malloc'd
  * buffer.  Exit 6 when missing, 3 on I/O error or an input silent for
  * longer than the timeout, 2 when too large.  Reads at most max + 1

@@ -292,3 +292,21 @@ int file_read(const char *path, size_t max, uint8_t **data, size_t *n,
 	*n = len;
 	return 0;
 }
+
+int file_write_same(const char *path, const void *data, size_t n,
+		    int flags, struct tberr *e)
+{
+	uint8_t *old = NULL;
+	size_t oldlen;
+
+	if (strcmp(path, "-") != 0 &&
+	    file_read(path, n, &old, &oldlen, e) == 0) {
+		int same = oldlen == n && memcmp(old, data, n) == 0;
+
+		free(old);
+		if (same)
+			return 0;
+	}
+	err_clear(e);
+	return file_write_atomic(path, data, n, flags, e);
+}
