@@ -201,6 +201,8 @@ as_tu() { setpriv --reuid="$TU" --regid="$TU" --clear-groups "$@"; }
 }
 
 @test "a killed unseal leaves no core holding the secret; a dumpable process holding it does (the check can fail)" {
+	# the sanitizer build catches the SIGSEGV itself and reports it
+	[ -z "${TPMBOX_SANITIZED:-}" ] || skip "the sanitizer build handles SIGSEGV"
 	local d=$BATS_TEST_TMPDIR pid
 	# 1 MiB of a marker: any part of it in memory shows in a core
 	yes TPMBOX-CORE-MARKER-7f3a | head -c 1048576 > "$d/secret"
