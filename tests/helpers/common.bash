@@ -56,12 +56,16 @@ swtpm_start() {
 		export TPMBOX_TCTI="swtpm:path=$SWTPM_DIR/sock"
 	fi
 	export TPM2TOOLS_TCTI=$TPMBOX_TCTI
-	# Wait until the data channel accepts a command.
+	swtpm_wait swtpm
+}
+
+# swtpm_wait LABEL: until the data channel accepts a command (5 s).
+swtpm_wait() {
 	for _ in $(seq 1 100); do
 		[ -s "$SWTPM_DIR/pid" ] && "$TPMBOX" getrandom 1 >/dev/null 2>&1 && return 0
 		sleep 0.05
 	done
-	echo "swtpm did not start: $(cat "$SWTPM_DIR/swtpm.out")" >&2
+	echo "$1 did not start: $(cat "$SWTPM_DIR/swtpm.out")" >&2
 	return 1
 }
 
@@ -86,12 +90,7 @@ swtpm12_start() {
 		>"$SWTPM_DIR/swtpm.out" 2>&1 &
 	export TPMBOX_TCTI="swtpm:path=$SWTPM_DIR/sock"
 	unset TPM2TOOLS_TCTI
-	for _ in $(seq 1 100); do
-		[ -s "$SWTPM_DIR/pid" ] && "$TPMBOX" getrandom 1 >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	echo "swtpm 1.2 did not start: $(cat "$SWTPM_DIR/swtpm.out")" >&2
-	return 1
+	swtpm_wait "swtpm 1.2"
 }
 
 swtpm_pid() { cat "$SWTPM_DIR/pid" 2>/dev/null; }
