@@ -20,6 +20,14 @@ int pk_der_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
 int pk_der_rsa(const uint8_t *n, size_t nlen, uint32_t e, uint8_t **der,
 	       size_t *derlen);
 
+/* The key fingerprint systemd writes as "pkfp" in its signed-policy JSON
+ * (polsig.h): SHA-256 of the DER that OpenSSL's i2d_PublicKey writes, the
+ * PKCS#1 RSAPublicKey for RSA (n big-endian, e; 0 means 65537), the
+ * uncompressed point 04||x||y for P-256 (rsa 0: x = a, y = b).  -1 for a
+ * key out of range. */
+int pk_fingerprint(int rsa, const uint8_t *a, size_t alen, const uint8_t *b,
+		   size_t blen, uint32_t e, uint8_t out[32]);
+
 /* n random bytes from mbedTLS's CTR-DRBG seeded from getrandom(2) (a fresh
  * DRBG per call, no global state).  -1 on failure (out is zeroed then). */
 int rng_bytes(void *out, size_t n);

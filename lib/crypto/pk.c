@@ -9,7 +9,9 @@
 #include <mbedtls/rsa.h>
 
 #include "buf.h"
+#include "crypto/hash.h"
 #include "crypto/pk.h"
+#include "tpm2/constants.h"
 #include "der.h"
 #include "pem.h"
 
@@ -224,4 +226,33 @@ int pk_pem_rsa(const uint8_t *n, size_t nlen, uint32_t e, char **pem,
 	if (pk_der_rsa(n, nlen, e, &der, &m))
 		return -1;
 	return to_pem(der, m, pem, pemlen);
+}
+
+int pk_fingerprint(int rsa, const uint8_t *a, size_t alen, const uint8_t *b,
+		   size_t blen, uint32_t e, uint8_t out[32])
+{
+	uint8_t mem[1100];
+	struct tb t;
+
+	tb_init(&t, mem, sizeof(mem));
+	if (rsa) {
+		struct rsa_pub r = { a, alen, { 0 } };
+
+		if (!e)
+			e = 65537;
+		r.e[0] = (uint8_t)(e >> 24);
+		r.e[1] = (uint8_t)(e >> 16);
+		r.e[2] = (uint8_t)(e >> 8);
+		r.e[3] = (uint8_t)e;
+		put_rsa(&t, &r);
+	} else {
+		struct ec_pt p = { a, b, alen, blen };
+
+		if (alen > 32 || blen > 32)
+			return -1;
+		put_p256(&t, &p);
+	}
+	if (tb_err(&t))
+		return -1;
+	return hash_buf(TPM2_ALG_SHA256, t.p, t.len, out) ? -1 : 0;
 }
