@@ -16,7 +16,8 @@
 
 static const char usage[] =
 	"usage: reseal [-k KEYFILE | --recovery-code [AUTH]] [--old-auth AUTH] "
-	"[-p SELECTION[=VALUES]] [-P PCRFILE] [--auth AUTH] "
+	"[--signature SIG.json]... [-p SELECTION[=VALUES]]... [-P PCRFILE]... "
+	"[--authorized-by PUBKEY [--bank BANK]] [--auth AUTH] "
 	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
 	"[--recovery-code-out FILE] [--new-recovery-code] [--drop-escrow] "
 	"[-f] -o NEW OLD\n"
@@ -30,8 +31,12 @@ static const char usage[] =
 	"             OLD or =AUTH; asked on the terminal without one): opens\n"
 	"             OLD when it does not unseal, and is kept for NEW\n"
 	"  --old-auth AUTH  OLD's password (seal --auth)\n"
-	"  -p SELECTION[=VALUES]  NEW's PCRs, as for seal\n"
-	"  -P PCRFILE  NEW's PCR values, as for seal\n"
+	"  --signature SIG.json  OLD's signed policies (unseal --signature)\n"
+	"  -p SELECTION[=VALUES]  NEW's PCRs, as for seal (repeatable: one\n"
+	"             state each)\n"
+	"  -P PCRFILE  NEW's PCR values, as for seal (repeatable)\n"
+	"  --authorized-by PUBKEY  NEW unseals with policies PUBKEY signs,\n"
+	"             as for seal (--bank: their PCR bank)\n"
 	"  --auth AUTH  NEW's password (seal --auth)\n"
 	"  --owner-auth AUTH  owner password, when no SRK is persisted\n"
 	"  --escrow RECIPIENT  NEW's escrow recipients, as for seal.  OLD\n"
@@ -52,6 +57,9 @@ static const char shortopts[] = "k:p:P:o:f";
 static const struct option longopts[] = {
 	{ "recovery-code", optional_argument, NULL, 'R' },
 	{ "old-auth", required_argument, NULL, 'A' },
+	{ "signature", required_argument, NULL, 'S' },
+	{ "authorized-by", required_argument, NULL, 'Z' },
+	{ "bank", required_argument, NULL, 'B' },
 	{ "auth", required_argument, NULL, 'a' },
 	{ "owner-auth", required_argument, NULL, 'O' },
 	{ "escrow", required_argument, NULL, 'E' },
@@ -65,7 +73,9 @@ static const struct option longopts[] = {
 /* What reseal was asked. */
 struct req {
 	const char *keyfile, *codespec, *oldauth, *in, *out;
-	const char *pcrarg, *pcrfile, *authspec, *ownerspec;
+	struct seal_opts so;	/* NEW's -p/-P/--authorized-by/--auth */
+	const char *sigs[UNSEAL_SIG_FILES];	/* OLD's --signature files */
+	int nsig;
 	const char *escrow_out, *code_out;
 	int by_code, show_code, drop, force, nescrow;
 };
@@ -139,10 +149,21 @@ static int parse(struct ctx *c, struct req *r, struct escrow *esc, int argc,
 		case 'k': r->keyfile = optarg; break;
 		case 'R': r->by_code = 1; r->codespec = optarg; break;
 		case 'A': r->oldauth = optarg; break;
-		case 'p': r->pcrarg = optarg; break;
-		case 'P': r->pcrfile = optarg; break;
-		case 'a': r->authspec = optarg; break;
-		case 'O': r->ownerspec = optarg; break;
+		case 'p':
+		case 'P':
+			if (seal_opts_add(&r->so, o, optarg, &c->e))
+				return ctx_fail(c);
+			break;
+		case 'Z': r->so.signer = optarg; break;
+		case 'B': r->so.bank = optarg; break;
+		case 'S':
+			if (r->nsig == UNSEAL_SIG_FILES)
+				return ctx_usage(c, "--signature: at most %d "
+						 "files", UNSEAL_SIG_FILES);
+			r->sigs[r->nsig++] = optarg;
+			break;
+		case 'a': r->so.authspec = optarg; break;
+		case 'O': r->so.ownerspec = optarg; break;
 		case 'o': r->out = optarg; break;
 		case 'f': r->force = 1; break;
 		case 'E':
@@ -209,8 +230,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	if ((rc = parse(c, &r, esc, argc, argv)))
 		goto out;
-	if (seal_spec_parse(spec, r.pcrarg, r.pcrfile, r.authspec,
-			    r.ownerspec, &c->e) ||
+	if (seal_spec_parse(spec, &r.so, &c->e) ||
 	    (r.oldauth && auth_parse(r.oldauth, &oldauth, &c->e))) {
 		rc = ctx_fail(c);
 		goto out;
@@ -245,7 +265,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	 * escrow copy.  No fallback when the TPM cannot be reached: NEW
 	 * could not be sealed either. */
 	if (unseal_check(j, r.in, (const char *)text, tlen, r.oldauth != NULL,
-			 &c->e) == 0) {
+			 &c->e) == 0 &&
+	    unseal_signatures(j, r.sigs, r.nsig, &c->e) == 0) {
 		if (!(t = ctx_tpm(c))) {
 			rc = ctx_fail(c);
 			goto out;

@@ -14,7 +14,8 @@
 #include "tty.h"
 
 static const char usage[] =
-	"usage: seal [-p SELECTION[=VALUES]] [-P PCRFILE] [--auth AUTH] "
+	"usage: seal [-p SELECTION[=VALUES]]... [-P PCRFILE]... "
+	"[--authorized-by PUBKEY [--bank BANK]] [--auth AUTH] "
 	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
 	"[--recovery-code-out FILE] [--recovery-code] [--to SRKPUB | "
 	"--to-ek EKPUB] [-f] -o BLOB [FILE]\n"
@@ -27,6 +28,13 @@ static const char usage[] =
 	"             one HEX per PCR, comma-separated; banks joined by +)\n"
 	"  -P PCRFILE  PCR values in pcrread's text format: the values for\n"
 	"             -p's PCRs, or alone the selection and values to seal to\n"
+	"  Several -p (each with its values, or the current ones), or several\n"
+	"             -P (over one -p's selection, or their own): the blob\n"
+	"             unseals in any of these states, up to 8 (PolicyOR)\n"
+	"  --authorized-by PUBKEY  unseal needs a PCR policy signed by this\n"
+	"             key (PEM RSA-2048/3072 or EC P-256; systemd-measure sign\n"
+	"             or tpmbox policysign): unseal --signature SIG.json\n"
+	"  --bank BANK  the PCR bank the signed policies are for (sha256)\n"
 	"  --auth AUTH  also require this password (PolicyAuthValue; counts\n"
 	"             toward dictionary-attack lockout when wrong)\n"
 	"  --owner-auth AUTH  owner password, to create the SRK when none is\n"
@@ -64,13 +72,15 @@ static const struct option longopts[] = {
 	{ "recovery-code", no_argument, NULL, 'C' },
 	{ "to", required_argument, NULL, 'T' },
 	{ "to-ek", required_argument, NULL, 'N' },
+	{ "authorized-by", required_argument, NULL, 'Z' },
+	{ "bank", required_argument, NULL, 'B' },
 	{ NULL, 0, NULL, 0 }
 };
 
 static int run(struct ctx *c, int argc, char **argv)
 {
-	const char *pcrarg = NULL, *pcrfile = NULL, *authspec = NULL;
-	const char *ownerspec = NULL, *out = NULL, *in = "-";
+	struct seal_opts so;
+	const char *out = NULL, *in = "-";
 	const char *escrow_out = NULL, *code_out = NULL, *to = NULL;
 	struct tpm2_public *target = NULL;
 	struct escrow *esc = escrow_new();
@@ -82,16 +92,24 @@ static int run(struct ctx *c, int argc, char **argv)
 	int show_code = 0, to_ek = 0;
 	struct tpm *t;
 
+	memset(&so, 0, sizeof(so));
 	if (!spec || !esc) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
-		case 'p': pcrarg = optarg; break;
-		case 'P': pcrfile = optarg; break;
-		case 'a': authspec = optarg; break;
-		case 'O': ownerspec = optarg; break;
+		case 'p':
+		case 'P':
+			if (seal_opts_add(&so, o, optarg, &c->e)) {
+				rc = ctx_fail(c);
+				goto out;
+			}
+			break;
+		case 'Z': so.signer = optarg; break;
+		case 'B': so.bank = optarg; break;
+		case 'a': so.authspec = optarg; break;
+		case 'O': so.ownerspec = optarg; break;
 		case 'o': out = optarg; break;
 		case 'f': force = 1; break;
 		case 'E':
@@ -132,13 +150,12 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto out;
 	}
-	if (seal_spec_parse(spec, pcrarg, pcrfile, authspec, ownerspec,
-			    &c->e)) {
+	if (seal_spec_parse(spec, &so, &c->e)) {
 		rc = ctx_fail(c);
 		goto out;
 	}
 	/* --to: the other TPM's SRK, read before anything is sealed. */
-	if (to && ownerspec) {
+	if (to && so.ownerspec) {
 		rc = ctx_usage(c, "--owner-auth is for this TPM; --to and "
 			       "--to-ek seal for another one");
 		goto out;

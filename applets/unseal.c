@@ -12,30 +12,39 @@
 #include "sealing.h"
 
 static const char usage[] =
-	"usage: unseal [--auth AUTH] [--owner-auth AUTH] [-f] [-o FILE] BLOB\n"
+	"usage: unseal [--signature SIG.json]... [--auth AUTH] "
+	"[--owner-auth AUTH] [-f] [-o FILE] BLOB\n"
 	"Unseal BLOB (made by seal) and write the secret to stdout or FILE.\n"
 	"The SRK must be the key the blob was sealed under (its name is\n"
 	"checked), the PCRs must have the sealed values, and the password\n"
 	"must match.  The secret crosses the bus encrypted (salted session).\n"
+	"  --signature SIG.json  signed PCR policies for a blob sealed with\n"
+	"             --authorized-by (systemd-measure sign's JSON, or\n"
+	"             tpmbox policysign's; repeatable): the one signed for\n"
+	"             the PCRs now is used\n"
 	"  --auth AUTH  the password given to seal --auth\n"
 	"  --owner-auth AUTH  owner password, to recreate the SRK when none\n"
 	"             is persisted\n"
 	"  -o FILE    write the secret to FILE (mode 0600, atomic)\n"
 	"  -f         replace an existing FILE\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n"
-	"Exit 4: PCRs changed or wrong password (the message says which);\n"
+	"Exit 4: PCRs changed, no signed policy matches them, or wrong\n"
+	"password (the message says which);\n"
 	"exit 5: the TPM is in dictionary-attack lockout.\n";
 
 static const char shortopts[] = "o:f";
 static const struct option longopts[] = {
 	{ "auth", required_argument, NULL, 'a' },
 	{ "owner-auth", required_argument, NULL, 'O' },
+	{ "signature", required_argument, NULL, 'S' },
 	{ NULL, 0, NULL, 0 }
 };
 
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *authspec = NULL, *ownerspec = NULL, *out = "-", *in;
+	const char *sigs[UNSEAL_SIG_FILES];
+	int nsig = 0;
 	struct authval auth = { .n = 0 }, owner = { .n = 0 };
 	struct unseal_job *j = calloc(1, sizeof(*j));
 	uint8_t *text = NULL, *secret = NULL;
@@ -51,6 +60,14 @@ static int run(struct ctx *c, int argc, char **argv)
 		switch (o) {
 		case 'a': authspec = optarg; break;
 		case 'O': ownerspec = optarg; break;
+		case 'S':
+			if (nsig == UNSEAL_SIG_FILES) {
+				rc = ctx_usage(c, "--signature: at most %d "
+					       "files", UNSEAL_SIG_FILES);
+				goto out;
+			}
+			sigs[nsig++] = optarg;
+			break;
 		case 'o': out = optarg; break;
 		case 'f': force = 1; break;
 		default: rc = ctx_usage(c, "unknown option"); goto out;
@@ -72,6 +89,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (file_read(in, ESCROW_BLOB_MAX, &text, &tlen, &c->e) ||
 	    unseal_check(j, in, (const char *)text, tlen, authspec != NULL,
 			 &c->e) ||
+	    unseal_signatures(j, sigs, nsig, &c->e) ||
 	    !(t = ctx_tpm(c)) ||
 	    unseal_run(t, j, &auth, &owner, &secret, &slen, &c->e) ||
 	    file_write_atomic(out, secret, slen,

@@ -21,9 +21,13 @@
 
 #include "err.h"
 #include "tpm2/pcr.h"
+#include "tpm2/policy.h"
 #include "tpmkey.h"
 
 #define KEYFILE_VERSION		1
+/* written for PolicyOR and PolicyAuthorize blobs, which version 1 readers
+ * cannot run; version 1 stays for the others */
+#define KEYFILE_VERSION2	2
 #define KEYFILE_PUB_MAX		TPMKEY_PUB_MAX	/* TPM2B_PUBLIC */
 #define KEYFILE_PRIV_MAX	TPMKEY_PRIV_MAX	/* TPM2B_PRIVATE */
 #define KEYFILE_NAME_MAX	(2 + 64)
@@ -43,6 +47,15 @@
 
 enum { KEYFILE_DIRECT = 0, KEYFILE_GCM = 1 };
 
+/* One PolicyPCR of the policy: selection, values (selection order) and
+ * pcrDigest. */
+struct keyfile_branch {
+	struct pcr_sel sel;
+	struct pcr_vals vals;
+	uint8_t pcrdigest[64];	/* PolicyPCR's pcrDigest (policy hash) */
+	size_t pcrdigestlen;
+};
+
 struct keyfile {
 	/* TSS2 PRIVATE KEY */
 	int empty_auth;		/* no authValue (no PolicyAuthValue) */
@@ -56,11 +69,17 @@ struct keyfile {
 	 * key, 2.23.133.10.1.4): priv is the duplicate and this the seed */
 	uint8_t seed[TPMKEY_SECRET_MAX];	/* TPM2B_ENCRYPTED_SECRET */
 	size_t seedlen;
-	/* the policy, in the order it runs: PolicyPCR, then PolicyAuthValue */
-	int has_pcr;
-	struct pcr_sel sel;
-	uint8_t pcrdigest[64];	/* PolicyPCR's pcrDigest (policy hash) */
-	size_t pcrdigestlen;
+	/* the policy, in the order it runs: PolicyPCR (nbranch 1), PolicyOR
+	 * of PolicyPCR branches (nbranch 2..8) or PolicyAuthorize
+	 * (authorized), then PolicyAuthValue (auth).  Block 1 carries the
+	 * PolicyPCR parameters, the PolicyOR digests or the signer's key;
+	 * the extra block the values of every branch. */
+	int nbranch;
+	struct keyfile_branch br[POLICY_BRANCHES];
+	int authorized;
+	uint8_t signer[KEYFILE_PUB_MAX];	/* its TPM2B_PUBLIC */
+	size_t signerlen;
+	uint16_t signer_bank;	/* signatures count for this PCR bank */
 	int auth;		/* PolicyAuthValue */
 
 	/* TPMBOX SEALED EXTRA */
@@ -70,7 +89,6 @@ struct keyfile {
 	uint16_t policy_alg;	/* TPM2_ALG_SHA256 */
 	uint8_t policy[64];	/* the sealed object's authPolicy */
 	size_t policylen;
-	struct pcr_vals vals;	/* in selection order, when has_pcr */
 	int mode;		/* KEYFILE_DIRECT or KEYFILE_GCM */
 	uint8_t iv[KEYFILE_IV];
 	uint8_t tag[KEYFILE_TAG];

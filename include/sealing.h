@@ -22,23 +22,44 @@
 
 struct tpm;
 
+/* Seal's policy options as given: each -p and -P (in order), or
+ * --authorized-by; --auth; --owner-auth. */
+struct seal_opts {
+	const char *pcr[POLICY_BRANCHES];	/* -p SELECTION[=VALUES] */
+	int npcr;
+	const char *file[POLICY_BRANCHES];	/* -P PCRFILE */
+	int nfile;
+	const char *signer;	/* --authorized-by PUBKEY */
+	const char *bank;	/* --bank (with --authorized-by) */
+	const char *authspec;	/* --auth */
+	const char *ownerspec;	/* --owner-auth */
+};
+/* Record one -p (opt 'p') or -P ('P'): exit 2 past 8 of them. */
+int seal_opts_add(struct seal_opts *o, int opt, const char *arg,
+		  struct tberr *e);
+
 /* What a new blob is sealed to. */
 struct seal_spec {
-	struct policy_spec ps;	/* selection; values filled by seal_blob */
-	struct pcr_val given[TPM2_MAX_BANKS * 32];	/* -p SEL=VALUES */
-	int ngiven;
-	struct pcr_vals file;	/* -P PCRFILE */
-	int have_file;
+	struct policy_spec ps;	/* selections; values filled by seal_blob */
+	struct seal_branch {
+		struct pcr_val given[TPM2_MAX_BANKS * 32]; /* SEL=VALUES */
+		int ngiven;
+		struct pcr_vals file;	/* -P PCRFILE */
+		int have_file;
+	} in[POLICY_BRANCHES];
+	struct tpm2_public signer;	/* --authorized-by */
+	uint16_t signer_bank;
 	struct authval auth;	/* --auth: the new blob's password */
 	struct authval owner;	/* --owner-auth */
 };
 
-/* Fill s from seal's options (each may be NULL): -p SELECTION[=VALUES],
- * -P PCRFILE, --auth AUTH, --owner-auth AUTH.  Exit 2 naming the option,
- * 3/6 for an unreadable PCRFILE. */
-int seal_spec_parse(struct seal_spec *s, const char *pcrarg,
-		    const char *pcrfile, const char *authspec,
-		    const char *ownerspec, struct tberr *e);
+/* Fill s from seal's options.  The branches: with several -p, each -p is
+ * one (no -P then); else each -P is one, over the one -p's selection
+ * (and its given values) when there is one, over the file's own
+ * selection when not; a -p alone is one.  Two or more branches make a
+ * PolicyOR.  Exit 2 naming the option, 3/6 for an unreadable file. */
+int seal_spec_parse(struct seal_spec *s, const struct seal_opts *o,
+		    struct tberr *e);
 /* Wipe the passwords. */
 void seal_spec_wipe(struct seal_spec *s);
 /* Seal data[0..len) (1 byte to KEYFILE_DATA_MAX) on t under the SRK
@@ -67,12 +88,18 @@ int seal_write(struct escrow *esc, char **pem, size_t *pemlen,
 	       const char *out, const char *escrow_out, const char *code_out,
 	       int show_code, int force, struct tberr *e);
 
+struct polsig;
+#define UNSEAL_SIG_FILES 8	/* --signature files */
 /* A blob read for unsealing. */
 struct unseal_job {
 	const char *name;	/* for messages */
 	struct keyfile k;
 	struct tpm2_public pub;
 	struct tpm2_private priv;
+	/* a blob sealed with --authorized-by: the signer and the signed
+	 * policies by it for its bank (unseal_signatures) */
+	struct tpm2_public signer;
+	struct polsig *sigs;
 };
 
 /* Decode and check the blob text[0..n) (name for messages), and that a
@@ -81,6 +108,13 @@ struct unseal_job {
  * the password is missing, 2 when one is given for none. */
 int unseal_check(struct unseal_job *j, const char *name, const char *text,
 		 size_t n, int have_auth, struct tberr *e);
+/* For a blob sealed with --authorized-by: read the signature files
+ * paths[0..n) (systemd's JSON, polsig.h) and keep the entries by the
+ * blob's signer for its bank.  Exit 2 when the blob takes none or no file
+ * is given, 3 for an unreadable file, 1 for a malformed one, 4 when no
+ * entry is by that signer for that bank. */
+int unseal_signatures(struct unseal_job *j, const char *const *paths, int n,
+		      struct tberr *e);
 /* Unseal on t: the SRK the blob names (and the pin), a session salted to
  * it with the response encrypted, the policy (run again on
  * TPM_RC_PCR_CHANGED), TPM2_Unseal, and the bulk data's decryption.

@@ -33,7 +33,9 @@
 #define TPMKEY_PRIV_MAX		(2 + 1024)	/* TPM2B_PRIVATE */
 #define TPMKEY_SECRET_MAX	(2 + 512)	/* TPM2B_ENCRYPTED_SECRET */
 #define TPMKEY_POLICY_MAX	4	/* policy commands */
-#define TPMKEY_POLICY_BODY	128	/* bytes of one commandPolicy */
+#define TPMKEY_POLICY_BODY	600	/* bytes of one commandPolicy (a
+					 * PolicyAuthorize with an RSA-3072
+					 * key, a PolicyOR of 8) */
 /* DER bytes of the largest TPMKey tpmkey_der writes */
 #define TPMKEY_DER_MAX		(64 + TPMKEY_POLICY_MAX * \
 				 (TPMKEY_POLICY_BODY + 16) + TPMKEY_PUB_MAX + \

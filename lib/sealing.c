@@ -12,7 +12,9 @@
 #include "file.h"
 #include "hex.h"
 #include "pcrfile.h"
+#include "polsig.h"
 #include "sealing.h"
+#include "tpm2/authorize.h"
 #include "tpm2/cmd.h"
 #include "tpm2/dup.h"
 #include "tpm2/ek.h"
@@ -36,8 +38,8 @@ static const struct pcr_val *find_val(const struct pcr_val *v, int n,
 
 /* Split "sha256:0,7=H0,H7+sha1:1" into a selection string without
  * values (sel_out) and the given values. */
-static int parse_pcr_arg(struct seal_spec *s, const char *arg, char *sel_out,
-			 size_t cap, struct tberr *e)
+static int parse_pcr_arg(struct seal_branch *s, const char *arg,
+			 char *sel_out, size_t cap, struct tberr *e)
 {
 	char buf[4096], *part, *save = NULL;
 
@@ -115,7 +117,7 @@ static void sel_from_file(const struct pcr_vals *f, struct pcr_sel *sel)
 }
 
 /* PCRFILE in pcrread's text format. */
-static int read_pcrfile(struct seal_spec *s, const char *path, int alone,
+static int read_pcrfile(struct seal_branch *s, const char *path, int alone,
 			struct tberr *e)
 {
 	uint8_t *txt, *z;
@@ -149,27 +151,80 @@ static int read_pcrfile(struct seal_spec *s, const char *path, int alone,
 	return 0;
 }
 
-int seal_spec_parse(struct seal_spec *s, const char *pcrarg,
-		    const char *pcrfile, const char *authspec,
-		    const char *ownerspec, struct tberr *e)
+int seal_opts_add(struct seal_opts *o, int opt, const char *arg,
+		  struct tberr *e)
 {
+	int *n = opt == 'p' ? &o->npcr : &o->nfile;
+
+	if (*n == POLICY_BRANCHES)
+		return err_set(e, EX_USAGE, "-%c: at most %d of them (a blob "
+			       "unseals in at most %d PCR states)", opt,
+			       POLICY_BRANCHES, POLICY_BRANCHES);
+	(opt == 'p' ? o->pcr : o->file)[(*n)++] = arg;
+	return 0;
+}
+
+/* Branch i from pcrarg (may be NULL) and pcrfile (may be NULL). */
+static int parse_branch(struct seal_spec *s, int i, const char *pcrarg,
+			const char *pcrfile, struct tberr *e)
+{
+	struct seal_branch *in = &s->in[i];
+	struct policy_branch *br = &s->ps.br[i];
 	char selstr[4096];
 
-	memset(s, 0, sizeof(*s));
-	if (pcrarg && parse_pcr_arg(s, pcrarg, selstr, sizeof(selstr), e))
+	if (pcrarg && parse_pcr_arg(in, pcrarg, selstr, sizeof(selstr), e))
 		return EX_USAGE;
-	if ((authspec && auth_parse(authspec, &s->auth, e)) ||
-	    (ownerspec && auth_parse(ownerspec, &s->owner, e)))
+	if (pcrfile && read_pcrfile(in, pcrfile, !pcrarg, e))
 		return e->code;
-	if (pcrfile && read_pcrfile(s, pcrfile, !pcrarg, e))
-		return e->code;
-	if (pcrarg && pcr_sel_parse(selstr, &s->ps.sel, e))
+	if (pcrarg && pcr_sel_parse(selstr, &br->sel, e))
 		return e->code;
 	if (!pcrarg && pcrfile)
-		sel_from_file(&s->file, &s->ps.sel);
+		sel_from_file(&in->file, &br->sel);
+	return 0;
+}
+
+int seal_spec_parse(struct seal_spec *s, const struct seal_opts *o,
+		    struct tberr *e)
+{
+	int i, n;
+
+	memset(s, 0, sizeof(*s));
 	s->ps.halg = TPM2_ALG_SHA256;
-	s->ps.has_pcr = pcrarg || pcrfile;
-	s->ps.auth = authspec != NULL;
+	if ((o->authspec && auth_parse(o->authspec, &s->auth, e)) ||
+	    (o->ownerspec && auth_parse(o->ownerspec, &s->owner, e)))
+		return e->code;
+	s->ps.auth = o->authspec != NULL;
+	if (o->signer) {
+		if (o->npcr || o->nfile)
+			return err_set(e, EX_USAGE, "--authorized-by: the PCR "
+				       "values come from the signed policies at "
+				       "unseal; drop -p/-P");
+		s->signer_bank = TPM2_ALG_SHA256;
+		if (o->bank && !(s->signer_bank = alg_from_name(o->bank)))
+			return err_set(e, EX_USAGE, "--bank: unknown PCR bank "
+				       "'%s'", o->bank);
+		if (signer_pub_read(o->signer, &s->signer, "--authorized-by",
+				    e))
+			return e->code;
+		s->ps.authorize = 1;
+		memcpy(s->ps.signer, s->signer.name, s->signer.namelen);
+		s->ps.signerlen = s->signer.namelen;
+		return 0;
+	}
+	if (o->bank)
+		return err_set(e, EX_USAGE, "--bank goes with --authorized-by "
+			       "(-p names its banks)");
+	if (o->npcr > 1 && o->nfile)
+		return err_set(e, EX_USAGE, "with several -p, each -p is one "
+			       "PCR state: give its values in it (SEL=VALUES), "
+			       "not with -P");
+	n = o->npcr > 1 ? o->npcr : o->nfile ? o->nfile : o->npcr;
+	for (i = 0; i < n; i++)
+		if (parse_branch(s, i, o->npcr > 1 ? o->pcr[i] :
+				 o->npcr ? o->pcr[0] : NULL,
+				 o->nfile ? o->file[i] : NULL, e))
+			return e->code;
+	s->ps.nbranch = n;
 	return 0;
 }
 
@@ -179,11 +234,11 @@ void seal_spec_wipe(struct seal_spec *s)
 	auth_wipe(&s->owner);
 }
 
-/* Fill the policy's values in selection order: given, file, else the
+/* Fill a branch's values in selection order: given, file, else the
  * TPM's current value. */
-static int pcr_values(struct tpm *t, struct seal_spec *s, struct tberr *e)
+static int branch_values(struct tpm *t, const struct seal_branch *s,
+			 struct policy_branch *ps, struct tberr *e)
 {
-	struct policy_spec *ps = &s->ps;
 	struct pcr_vals cur;
 	int i, need_tpm = 0, k = 0;
 	unsigned idx;
@@ -231,6 +286,16 @@ static int pcr_values(struct tpm *t, struct seal_spec *s, struct tberr *e)
 	return policy_check_vals(&ps->sel, &ps->vals, e);
 }
 
+static int pcr_values(struct tpm *t, struct seal_spec *s, struct tberr *e)
+{
+	int i;
+
+	for (i = 0; i < s->ps.nbranch; i++)
+		if (branch_values(t, &s->in[i], &s->ps.br[i], e))
+			return e->code;
+	return 0;
+}
+
 /* The sealed object's template for policy ps. */
 static int make_template(const struct policy_spec *ps,
 			 struct tpm2_public *tmpl, struct tberr *e)
@@ -241,7 +306,7 @@ static int make_template(const struct policy_spec *ps,
 	tmpl->attrs = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT;
 	if (!ps->auth)
 		tmpl->attrs |= TPMA_OBJECT_NODA;
-	if (ps->has_pcr || ps->auth) {
+	if (ps->nbranch || ps->authorize || ps->auth) {
 		tmpl->attrs |= TPMA_OBJECT_ADMINWITHPOLICY;
 		tmpl->policylen = policy_compute(ps, tmpl->policy);
 		if (!tmpl->policylen)
@@ -266,6 +331,7 @@ static int fill_keyfile(struct keyfile *k, const struct seal_spec *s,
 			const uint8_t *data, size_t dlen, struct tberr *e)
 {
 	const struct policy_spec *ps = &s->ps;
+	int i;
 
 	k->empty_auth = !ps->auth;
 	k->auth = ps->auth;
@@ -279,12 +345,21 @@ static int fill_keyfile(struct keyfile *k, const struct seal_spec *s,
 	k->priv[1] = (uint8_t)priv->n;
 	memcpy(k->priv + 2, priv->b, priv->n);
 	k->privlen = priv->n + 2;
-	k->has_pcr = ps->has_pcr;
-	if (ps->has_pcr) {
-		k->sel = ps->sel;
-		k->vals = ps->vals;
-		k->pcrdigestlen = policy_pcr_digest(ps->halg, &ps->vals,
-						    k->pcrdigest);
+	k->nbranch = ps->nbranch;
+	for (i = 0; i < ps->nbranch; i++) {
+		k->br[i].sel = ps->br[i].sel;
+		k->br[i].vals = ps->br[i].vals;
+		k->br[i].pcrdigestlen = policy_pcr_digest(ps->halg,
+							  &ps->br[i].vals,
+							  k->br[i].pcrdigest);
+	}
+	if (ps->authorize) {
+		k->authorized = 1;
+		k->signer_bank = s->signer_bank;
+		k->signer[0] = (uint8_t)(s->signer.rawlen >> 8);
+		k->signer[1] = (uint8_t)s->signer.rawlen;
+		memcpy(k->signer + 2, s->signer.raw, s->signer.rawlen);
+		k->signerlen = s->signer.rawlen + 2;
 	}
 	memcpy(k->parent_name, srk->pub.name, srk->pub.namelen);
 	k->parent_namelen = srk->pub.namelen;
@@ -333,7 +408,7 @@ int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 	struct pcr_sel alloc;
 	unsigned npcrs;
 	uint8_t key[32];
-	int rsa = 0, rc = 0;
+	int i, rsa = 0, rc = 0;
 
 	*pem = NULL;
 	if (!srk || !k) {
@@ -365,13 +440,17 @@ int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 	/* The PCRs: the bank list, the count and the values all come back
 	 * HMACed, so the policy digest computed here from them is the
 	 * TPM's. */
-	if (s->ps.has_pcr &&
-	    (tpm2_pcr_banks(t, &alloc, &npcrs) ||
-	     pcr_sel_resolve(&s->ps.sel, &alloc, npcrs, e) ||
-	     pcr_values(t, s, e))) {
+	if (s->ps.nbranch && tpm2_pcr_banks(t, &alloc, &npcrs)) {
 		rc = e->code;
 		goto out;
 	}
+	for (i = 0; i < s->ps.nbranch; i++)
+		if (pcr_sel_resolve(&s->ps.br[i].sel, &alloc, npcrs, e)) {
+			rc = e->code;
+			goto out;
+		}
+	if ((rc = pcr_values(t, s, e)))
+		goto out;
 	if ((rc = make_template(&s->ps, &tmpl, e)))
 		goto out;
 
@@ -429,7 +508,7 @@ int seal_blob_to(const struct tpm2_public *parent, struct seal_spec *s,
 	struct tpm2_private none;
 	uint8_t key[32], sens[TPM2_SENSITIVE_MAX];
 	size_t senslen = 0;
-	int i, rsa = 0, rc;
+	int b, i, rsa = 0, rc;
 
 	*pem = NULL;
 	if (!k || !dup) {
@@ -437,15 +516,18 @@ int seal_blob_to(const struct tpm2_public *parent, struct seal_spec *s,
 		goto out;
 	}
 	/* No TPM here: every PCR named with its value, no "all". */
-	for (i = 0; i <= s->ps.sel.n; i++)
-		if (s->ps.sel.all ||
-		    (i < s->ps.sel.n && s->ps.sel.b[i].all)) {
-			rc = err_set(e, EX_USAGE, "-p: name the PCRs and give "
-				     "their values; 'all' needs the TPM the "
-				     "blob is for");
-			goto out;
-		}
-	if (s->ps.has_pcr && (rc = pcr_values(NULL, s, e)))
+	for (b = 0; b < s->ps.nbranch; b++) {
+		const struct pcr_sel *sel = &s->ps.br[b].sel;
+
+		for (i = 0; i <= sel->n; i++)
+			if (sel->all || (i < sel->n && sel->b[i].all)) {
+				rc = err_set(e, EX_USAGE, "-p: name the PCRs "
+					     "and give their values; 'all' "
+					     "needs the TPM the blob is for");
+				goto out;
+			}
+	}
+	if ((rc = pcr_values(NULL, s, e)))
 		goto out;
 	/* The object: the seal template, but movable to its new parent
 	 * (TPM2_Import refuses fixedTPM and fixedParent). */
@@ -531,35 +613,94 @@ static void name_hex(const uint8_t *p, size_t n, char *out, size_t cap)
 	hex_encode(p, n, out);
 }
 
-/* After PolicyPCR refused: say which PCRs differ from the sealed values. */
+/* The PCRs of branch b that differ from cur, as "sha256:7, sha256:11"
+ * into list; returns how many. */
+static int branch_diff(const struct keyfile_branch *b,
+		       const struct pcr_vals *cur, char *list, size_t cap)
+{
+	int i, j, nd = 0;
+
+	list[0] = '\0';
+	for (i = 0; i < b->vals.n; i++) {
+		const struct pcr_val *s = &b->vals.v[i];
+
+		for (j = 0; j < cur->n; j++)
+			if (cur->v[j].alg == s->alg && cur->v[j].idx == s->idx)
+				break;
+		if (j < cur->n && cur->v[j].len == s->len &&
+		    !memcmp(cur->v[j].d, s->d, s->len))
+			continue;
+		if (strlen(list) < cap - 32)
+			snprintf(list + strlen(list), cap - strlen(list),
+				 "%s%s:%u", nd ? ", " : "", alg_name(s->alg),
+				 s->idx);
+		nd++;
+	}
+	return nd;
+}
+
+/* The union of n selections (masks joined per bank). */
+static void sel_union(struct pcr_sel *u, const struct pcr_sel *s)
+{
+	int i, j;
+
+	for (i = 0; i < s->n; i++) {
+		for (j = 0; j < u->n && u->b[j].alg != s->b[i].alg; j++)
+			;
+		if (j == u->n) {
+			if (u->n == TPM2_MAX_BANKS)
+				continue;
+			u->b[u->n++].alg = s->b[i].alg;
+		}
+		u->b[j].mask |= s->b[i].mask;
+	}
+}
+
+/* The current values of every PCR the blob's branches name (one read). */
+static int read_branches(struct tpm *t, const struct keyfile *k,
+			 struct pcr_vals *cur)
+{
+	struct pcr_sel u;
+	int i;
+
+	memset(&u, 0, sizeof(u));
+	for (i = 0; i < k->nbranch; i++)
+		sel_union(&u, &k->br[i].sel);
+	return tpm2_pcr_read(t, &u, cur);
+}
+
+/* After PolicyPCR refused, or when no branch matches: say which PCRs
+ * differ from the sealed values (for several states, from the closest
+ * one). */
 static int pcr_mismatch(struct tpm *t, const struct keyfile *k,
 			struct tberr *e)
 {
-	struct pcr_vals cur;
-	char list[512] = "";
-	int i, j, nd = 0;
+	struct pcr_vals *cur = malloc(sizeof(*cur));
+	char list[512] = "", one[512];
+	int i, nd = 0, best = -1, d;
 
-	if (tpm2_pcr_read(t, &k->sel, &cur) == 0) {
-		for (i = 0; i < k->vals.n; i++) {
-			const struct pcr_val *s = &k->vals.v[i];
-
-			for (j = 0; j < cur.n; j++)
-				if (cur.v[j].alg == s->alg &&
-				    cur.v[j].idx == s->idx)
-					break;
-			if (j < cur.n && cur.v[j].len == s->len &&
-			    !memcmp(cur.v[j].d, s->d, s->len))
-				continue;
-			if (strlen(list) < sizeof(list) - 32)
-				snprintf(list + strlen(list), sizeof(list) -
-					 strlen(list), "%s%s:%u", nd ? ", " : "",
-					 alg_name(s->alg), s->idx);
-			nd++;
+	if (cur && read_branches(t, k, cur) == 0) {
+		for (i = 0; i < k->nbranch; i++) {
+			d = branch_diff(&k->br[i], cur, one, sizeof(one));
+			if (best < 0 || d < nd) {
+				best = i;
+				nd = d;
+				memcpy(list, one, sizeof(list));
+			}
 		}
 	}
-	err_set(e, EX_AUTH, "the PCRs do not have the values this blob was "
-		"sealed to%s%s%s", nd ? " (" : "", nd ? list : "",
-		nd ? " differ)" : "");
+	free(cur);
+	if (k->nbranch > 1 && nd)
+		err_set(e, EX_AUTH, "the PCRs have none of the %d sets of "
+			"values this blob was sealed to (closest: state %d, "
+			"where %s differ)", k->nbranch, best + 1, list);
+	else if (k->nbranch > 1)
+		err_set(e, EX_AUTH, "the PCRs have none of the %d sets of "
+			"values this blob was sealed to", k->nbranch);
+	else
+		err_set(e, EX_AUTH, "the PCRs do not have the values this blob "
+			"was sealed to%s%s%s", nd ? " (" : "", nd ? list : "",
+			nd ? " differ)" : "");
 	err_hint(e, "compare with 'tpmbox pcrread'; reseal for the new state "
 		 "(tpmbox reseal; seal -P PCRFILE seals to predicted values)");
 	return EX_AUTH;
@@ -585,6 +726,12 @@ int unseal_check(struct unseal_job *j, const char *name, const char *text,
 			       "policy is not the recorded one", name);
 	j->priv.n = k->privlen - 2;
 	memcpy(j->priv.b, k->priv + 2, j->priv.n);
+	if (k->authorized) {
+		tb_init_read(&b, k->signer, k->signerlen);
+		if (tpm2_public_get2b(&b, &j->signer, e) || tb_left(&b))
+			return err_set(e, EX_FAIL, "%s: blob: bad signer key",
+				       name);
+	}
 	/* Asking the TPM would count a failure toward lockout. */
 	if (k->auth && !have_auth)
 		return err_set(e, EX_AUTH, "%s is sealed with a password: "
@@ -593,6 +740,222 @@ int unseal_check(struct unseal_job *j, const char *name, const char *text,
 		return err_set(e, EX_USAGE, "%s was sealed without a "
 			       "password; drop --auth", name);
 	return 0;
+}
+
+int unseal_signatures(struct unseal_job *j, const char *const *paths, int n,
+		      struct tberr *e)
+{
+	struct polsig *all = calloc(1, sizeof(*all));
+	uint8_t fp[32], *text = NULL;
+	size_t tlen;
+	int i, m, other_bank = 0, rc = 0;
+
+	if (!all || !(j->sigs = calloc(1, sizeof(*j->sigs)))) {
+		free(all);
+		return err_set(e, EX_FAIL, "out of memory");
+	}
+	if (!j->k.authorized && n)
+		rc = err_set(e, EX_USAGE, "%s was not sealed with "
+			     "--authorized-by; drop --signature", j->name);
+	else if (j->k.authorized && !n)
+		rc = err_set(e, EX_USAGE, "%s is sealed to policies signed by "
+			     "a key (seal --authorized-by): give --signature "
+			     "SIG.json", j->name);
+	else if (n && signer_fingerprint(&j->signer, fp))
+		rc = err_set(e, EX_FAIL, "%s: blob: bad signer key", j->name);
+	for (i = 0; !rc && i < n; i++) {
+		if (file_read(paths[i], 1 << 20, &text, &tlen, e) ||
+		    polsig_parse((const char *)text, tlen, paths[i], all, e)) {
+			rc = e->code;
+			break;
+		}
+		free(text);
+		text = NULL;
+		for (m = 0; m < all->n; m++) {
+			const struct polsig_entry *x = &all->e[m];
+
+			if (memcmp(x->pkfp, fp, 32))
+				continue;
+			if (x->bank != j->k.signer_bank) {
+				other_bank = 1;
+				continue;
+			}
+			if (j->sigs->n < POLSIG_MAX)
+				j->sigs->e[j->sigs->n++] = *x;
+		}
+	}
+	free(text);
+	free(all);
+	if (!rc && n && !j->sigs->n) {
+		rc = err_set(e, EX_AUTH, "%s: no signed policy in %s%s is by "
+			     "the key %s was sealed to%s%s", j->name, paths[0],
+			     n > 1 ? " and the others" : "", j->name,
+			     other_bank ? " for the PCR bank " : "",
+			     other_bank ? alg_name(j->k.signer_bank) : "");
+		err_hint(e, "the signatures must come from the key given to "
+			 "seal --authorized-by");
+	}
+	return rc;
+}
+
+/* A signed policy whose PCR values are the TPM's now: its PolicyPCR
+ * branch (selection and values) in *br, the entry in *x. */
+static int pick_signature(struct tpm *t, struct unseal_job *j,
+			  struct policy_branch *br,
+			  const struct polsig_entry **x, struct tberr *e)
+{
+	struct pcr_vals *cur = malloc(sizeof(*cur));
+	struct pcr_sel u;
+	char sets[256] = "";
+	uint8_t d[TPM2_MAX_DIGEST];
+	int i, k, idx, rc = 0;
+
+	if (!cur)
+		return err_set(e, EX_FAIL, "out of memory");
+	memset(&u, 0, sizeof(u));
+	u.n = 1;
+	u.b[0].alg = j->k.signer_bank;
+	for (i = 0; i < j->sigs->n; i++)
+		u.b[0].mask |= j->sigs->e[i].pcrs;
+	if (u.b[0].mask && tpm2_pcr_read(t, &u, cur)) {
+		free(cur);
+		return e->code;
+	}
+	if (!u.b[0].mask)
+		cur->n = 0;
+	for (i = 0; i < j->sigs->n; i++) {
+		const struct polsig_entry *s = &j->sigs->e[i];
+
+		memset(br, 0, sizeof(*br));
+		br->sel.n = 1;
+		br->sel.b[0].alg = s->bank;
+		br->sel.b[0].mask = s->pcrs;
+		for (idx = 0; idx < 32; idx++) {
+			if (!(s->pcrs >> idx & 1))
+				continue;
+			for (k = 0; k < cur->n && cur->v[k].idx != idx; k++)
+				;
+			if (k < cur->n)
+				br->vals.v[br->vals.n++] = cur->v[k];
+		}
+		if (policy_branch_digest(TPM2_ALG_SHA256, br, d) == 32 &&
+		    !memcmp(d, s->pol, 32)) {
+			*x = s;
+			goto out;
+		}
+		if (strlen(sets) < sizeof(sets) - 64) {
+			snprintf(sets + strlen(sets), sizeof(sets) -
+				 strlen(sets), "%s%s:", i ? "; " : "",
+				 alg_name(s->bank));
+			for (idx = 0, k = 0; idx < 32; idx++)
+				if (s->pcrs >> idx & 1)
+					snprintf(sets + strlen(sets),
+						 sizeof(sets) - strlen(sets),
+						 "%s%d", k++ ? "," : "", idx);
+		}
+	}
+	rc = err_set(e, EX_AUTH, "%s: the PCRs match none of the %d signed "
+		     "policies (their PCRs %s differ from every signed set of "
+		     "values)", j->name, j->sigs->n, sets);
+	err_hint(e, "get a signature for this state from whoever signs "
+		 "(tpmbox policysign, systemd-measure sign)");
+out:
+	free(cur);
+	return rc;
+}
+
+/* The signed policy the TPM checks: the signer loaded in the owner
+ * hierarchy, its signature over SHA-256(pol || empty policyRef) verified
+ * into *tk. */
+static int signature_ticket(struct tpm *t, struct unseal_job *j,
+			    const struct polsig_entry *x,
+			    struct tpm2_ticket *tk, struct tberr *e)
+{
+	uint8_t ahash[32];
+	uint32_t h = 0;
+	int rc;
+
+	if (hash_buf(TPM2_ALG_SHA256, x->pol, sizeof(x->pol), ahash))
+		return err_set(e, EX_FAIL, "hashing the policy failed");
+	if ((rc = tpm2_load_external(t, &j->signer, TPM2_RH_OWNER, &h)))
+		return err_prefix(e, "%s: loading the signer's key", j->name);
+	rc = tpm2_verify_signature(t, h, j->signer.name, j->signer.namelen,
+				   &j->signer, ahash, sizeof(ahash), x->sig,
+				   x->siglen, tk);
+	if (rc)
+		err_prefix(e, "%s", j->name);
+	tpm2_flush(t, h);
+	return rc;
+}
+
+/* The PCR part of the policy: PolicyPCR of the one branch; of the branch
+ * the PCRs match, then PolicyOR; or of the signed policy, then
+ * PolicyAuthorize. */
+static int policy_pcrs(struct tpm *t, struct unseal_job *j, uint32_t sh,
+		       const struct policy_branch *sbr,
+		       const struct polsig_entry *x,
+		       const struct tpm2_ticket *tk, struct tberr *e)
+{
+	struct keyfile *k = &j->k;
+	uint8_t ds[POLICY_BRANCHES * 32], pd[TPM2_MAX_DIGEST];
+	struct pcr_vals *cur;
+	char diff[64];
+	size_t n;
+	int i, pick = 0, rc = 0;
+
+	if (k->authorized) {
+		n = policy_pcr_digest(TPM2_ALG_SHA256, &sbr->vals, pd);
+		if (tpm2_policy_pcr(t, sh, pd, n, &sbr->sel))
+			return rc_base(e->rc) == RC_VALUE ?
+			       err_set(e, EX_AUTH, "%s: the PCRs changed during "
+				       "unseal", j->name) : e->code;
+		if (tpm2_policy_authorize(t, sh, x->pol, sizeof(x->pol),
+					  j->signer.name, j->signer.namelen,
+					  tk))
+			return err_prefix(e, "%s: TPM2_PolicyAuthorize",
+					  j->name);
+		return 0;
+	}
+	if (k->nbranch > 1) {
+		/* which state the TPM is in now: one read for them all */
+		if (!(cur = malloc(sizeof(*cur))))
+			return err_set(e, EX_FAIL, "out of memory");
+		if (read_branches(t, k, cur)) {
+			free(cur);
+			return e->code;
+		}
+		for (pick = 0; pick < k->nbranch; pick++)
+			if (!branch_diff(&k->br[pick], cur, diff, sizeof(diff)))
+				break;
+		free(cur);
+		if (pick == k->nbranch)
+			return pcr_mismatch(t, k, e);
+	}
+	if (k->nbranch &&
+	    tpm2_policy_pcr(t, sh, k->br[pick].pcrdigest,
+			    k->br[pick].pcrdigestlen, &k->br[pick].sel)) {
+		if (rc_base(e->rc) == RC_VALUE)
+			pcr_mismatch(t, k, e);
+		return e->code;
+	}
+	if (k->nbranch > 1) {
+		struct policy_branch *b = malloc(sizeof(*b));
+
+		for (i = 0; b && i < k->nbranch; i++) {
+			b->sel = k->br[i].sel;
+			b->vals = k->br[i].vals;
+			if (policy_branch_digest(k->policy_alg, b,
+						 ds + i * 32) != 32)
+				break;
+		}
+		if (!b || i < k->nbranch)
+			rc = err_set(e, EX_FAIL, "computing the PolicyOR "
+				     "branches failed");
+		free(b);
+		if (!rc && tpm2_policy_or(t, sh, ds, k->nbranch, 32))
+			rc = err_prefix(e, "%s: TPM2_PolicyOR", j->name);
+	}
+	return rc;
 }
 
 /* The policy, then TPM2_Unseal, in session s.  Another process extending
@@ -605,25 +968,34 @@ static int policy_unseal(struct tpm *t, struct unseal_job *j,
 			 size_t cap, size_t *slen, struct tberr *e)
 {
 	struct keyfile *k = &j->k;
+	struct policy_branch *sbr = NULL;
+	const struct polsig_entry *x = NULL;
+	struct tpm2_ticket tk;
 	struct tpm2_auth a;
 	int tries;
 
+	/* A signed policy: the one for the PCRs now, its signature checked
+	 * by the TPM before the session runs it. */
+	if (k->authorized) {
+		if (!(sbr = malloc(sizeof(*sbr))))
+			return err_set(e, EX_FAIL, "out of memory");
+		if (pick_signature(t, j, sbr, &x, e) ||
+		    signature_ticket(t, j, x, &tk, e)) {
+			free(sbr);
+			return e->code;
+		}
+	}
 	for (tries = 1;; tries++) {
 		uint32_t b;
 
 		if (tries > 1 &&
 		    tpm2_policy_restart(t, tpm2_session_handle(s)))
-			return e->code;
-		if (k->has_pcr && tpm2_policy_pcr(t, tpm2_session_handle(s),
-						  k->pcrdigest,
-						  k->pcrdigestlen, &k->sel)) {
-			if (rc_base(e->rc) == RC_VALUE)
-				pcr_mismatch(t, k, e);
-			return e->code;
-		}
+			break;
+		if (policy_pcrs(t, j, tpm2_session_handle(s), sbr, x, &tk, e))
+			break;
 		if (k->auth) {
 			if (tpm2_policy_authvalue(t, tpm2_session_handle(s)))
-				return e->code;
+				break;
 			tpm2_session_policy_auth(s, SESS_POLICY_AUTHVALUE);
 			/* The TPM keys the response encryption with
 			 * sessionKey || authValue once the session
@@ -633,8 +1005,10 @@ static int policy_unseal(struct tpm *t, struct unseal_job *j,
 		tpm2_session_use(s, &a, auth ? auth->v : NULL,
 				 auth ? auth->n : 0);
 		if (tpm2_unseal(t, obj, j->pub.name, j->pub.namelen, &a,
-				secret, cap, slen) == 0)
+				secret, cap, slen) == 0) {
+			free(sbr);
 			return 0;
+		}
 		b = rc_base(e->rc);
 		if (b == RC_PCR_CHANGED && tries < PCR_CHANGED_TRIES) {
 			err_clear(e);
@@ -656,8 +1030,11 @@ static int policy_unseal(struct tpm *t, struct unseal_job *j,
 			err_set(e, EX_AUTH, "the policy is not satisfied: the "
 				"PCRs changed during unseal");
 		}
-		return err_prefix(e, "%s", j->name);
+		err_prefix(e, "%s", j->name);
+		break;
 	}
+	free(sbr);
+	return e->code;
 }
 
 int unseal_run(struct tpm *t, struct unseal_job *j,
@@ -745,7 +1122,8 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 		es = NULL;
 	}
 	/* The session: salted to the SRK, response encrypted. */
-	if (tpm2_session_start(t, (k->has_pcr || k->auth) ? TPM2_SE_POLICY :
+	if (tpm2_session_start(t, (k->nbranch || k->authorized || k->auth) ?
+			       TPM2_SE_POLICY :
 			       TPM2_SE_HMAC, srk->handle, &srk->pub,
 			       TPM2_RH_NULL, NULL, 0, SESS_ENC_RSP, &s) ||
 	    policy_unseal(t, j, s, obj, auth, secret, sizeof(secret), &slen,
@@ -795,5 +1173,6 @@ out:
 void unseal_job_free(struct unseal_job *j)
 {
 	keyfile_free(&j->k);
+	free(j->sigs);
 	explicit_bzero(j, sizeof(*j));
 }

@@ -300,11 +300,11 @@ patch_block() {
 	assert_failure 1
 	assert_output --partial "no TPMBOX SEALED EXTRA PEM block"
 	[ ! -e out ]
-	# Format version 2 (bytes 4-5 of the extra block).
-	cp blob v2; patch_block v2 "TPMBOX SEALED EXTRA" 5 02
-	run tb unseal -o out v2
+	# Format version 3 (bytes 4-5 of the extra block).
+	cp blob v3; patch_block v3 "TPMBOX SEALED EXTRA" 5 03
+	run tb unseal -o out v3
 	assert_failure 1
-	assert_output --partial "format version 2 is not supported"
+	assert_output --partial "format version 3 is not supported"
 	[ ! -e out ]
 	# A flipped byte in the TPM's private area: the TPM refuses it.
 	cp blob bad
@@ -320,7 +320,7 @@ patch_block() {
 	patch_block bad2 "TPMBOX SEALED EXTRA" $((xoff - 1)) 5a
 	run tb unseal -o out bad2
 	assert_failure 1
-	assert_output --partial "do not match PolicyPCR's digest"
+	assert_output --partial "policies of the two blocks differ"
 	[ ! -e out ]
 	# Not base64.
 	sed '2s/^./!/' blob > bad3

@@ -59,6 +59,7 @@
 #define TPM2_CC_PolicyPassword		0x018c
 #define TPM2_CC_PolicyGetDigest		0x0189
 #define TPM2_CC_PolicyCommandCode	0x016c
+#define TPM2_CC_PolicyOR		0x0171
 #define TPM2_CC_CreateLoaded		0x0191
 
 /* Algorithms */

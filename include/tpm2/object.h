@@ -145,6 +145,12 @@ int tpm2_load(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 /* TPM2_ReadPublic: the object's public area, parsed, with its name
  * computed and checked against the name the TPM returns.  A missing
  * handle gives EX_NOENT. */
+/* TPM2_LoadExternal of a public key alone in hierarchy hier (a key in the
+ * owner hierarchy gives VerifySignature a ticket PolicyAuthorize takes; a
+ * NULL-hierarchy key gives a NULL ticket).  The name the TPM returns must
+ * be pub's. */
+int tpm2_load_external(struct tpm *t, const struct tpm2_public *pub,
+		       uint32_t hier, uint32_t *handle);
 int tpm2_readpublic(struct tpm *t, uint32_t h, struct tpm2_public *pub);
 
 /* TPM2_FlushContext of a transient object or session (0 = nothing). */

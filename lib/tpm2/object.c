@@ -417,6 +417,44 @@ int tpm2_create(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 	return 0;
 }
 
+int tpm2_load_external(struct tpm *t, const struct tpm2_public *pub,
+		       uint32_t hier, uint32_t *handle)
+{
+	uint8_t pbuf[TPM2_PUBLIC_MAX + 16];
+	uint8_t name[TPM2_NAME_MAX];
+	struct tpm2_call c = {0};
+	struct tb b, r;
+	size_t nn;
+	int rc;
+
+	tb_init(&b, pbuf, sizeof(pbuf));
+	tb_put_u16(&b, 0);		/* inPrivate: none */
+	tb_put_tpm2b(&b, pub->raw, pub->rawlen);
+	tb_put_u32(&b, hier);
+	if (tb_err(&b))
+		return too_large(t, TPM2_CC_LoadExternal);
+	c.cc = TPM2_CC_LoadExternal;
+	c.params = pbuf;
+	c.plen = b.len;
+	c.nrh = 1;
+	if ((rc = tpm2_call(t, &c)))
+		return rc;
+	*handle = c.rh;
+	tb_init_read(&r, c.rparams, c.rplen);
+	nn = tb_get_tpm2b(&r, name, sizeof(name));
+	if (tb_err(&r) || tb_left(&r)) {
+		rc = bad_response(t, c.cc, "name");
+	} else if (nn != pub->namelen || memcmp(name, pub->name, nn)) {
+		rc = err_set(t->e, EX_FAIL, "TPM2_LoadExternal: the name the "
+			     "TPM returned does not match the public key");
+	} else {
+		return 0;
+	}
+	tpm2_flush(t, *handle);
+	*handle = 0;
+	return rc;
+}
+
 int tpm2_load(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 	      size_t parent_namelen, struct tpm2_auth *pa,
 	      const struct tpm2_private *priv, const struct tpm2_public *pub,

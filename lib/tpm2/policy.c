@@ -3,6 +3,7 @@
 #include "crypto/hash.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
+#include "tpm2/object.h"
 #include "tpm2/policy.h"
 
 size_t policy_pcr_digest(uint16_t halg, const struct pcr_vals *v,
@@ -102,20 +103,85 @@ int policy_check_vals(const struct pcr_sel *sel, const struct pcr_vals *v,
 	return 0;
 }
 
-size_t policy_compute(const struct policy_spec *p, uint8_t *out)
+int policy_update_or(uint16_t halg, uint8_t *digest, const uint8_t *d,
+		     int n)
+{
+	size_t sz = hash_size(halg);
+	struct hash_ctx *h;
+
+	if (n < 2 || n > POLICY_BRANCHES || !(h = hash_new(halg)))
+		return -1;
+	memset(digest, 0, sz);
+	hash_update(h, digest, sz);
+	put_cc(h, TPM2_CC_PolicyOR);
+	hash_update(h, d, sz * (size_t)n);
+	hash_final(h, digest);
+	return 0;
+}
+
+int policy_update_authorize(uint16_t halg, uint8_t *digest,
+			    const uint8_t *name, size_t namelen,
+			    const uint8_t *ref, size_t reflen)
+{
+	size_t sz = hash_size(halg);
+	struct hash_ctx *h = hash_new(halg);
+
+	if (!h)
+		return -1;
+	memset(digest, 0, sz);
+	hash_update(h, digest, sz);
+	put_cc(h, TPM2_CC_PolicyAuthorize);
+	hash_update(h, name, namelen);
+	hash_final(h, digest);
+	if (!(h = hash_new(halg)))
+		return -1;
+	hash_update(h, digest, sz);
+	hash_update(h, ref, reflen);
+	hash_final(h, digest);
+	return 0;
+}
+
+size_t policy_branch_digest(uint16_t halg, const struct policy_branch *b,
+			    uint8_t *out)
 {
 	uint8_t pd[TPM2_MAX_DIGEST];
-	size_t n = hash_size(p->halg), pn;
+	size_t n = hash_size(halg), pn;
 	struct tberr e;
 
-	if (!n || !hash_supported(p->halg))
+	if (!n || !hash_supported(halg))
 		return 0;
 	memset(out, 0, n);
-	if (p->has_pcr) {
-		if (policy_check_vals(&p->sel, &p->vals, &e))
+	if (policy_check_vals(&b->sel, &b->vals, &e))
+		return 0;
+	pn = policy_pcr_digest(halg, &b->vals, pd);
+	if (!pn || policy_update_pcr(halg, out, &b->sel, pd, pn))
+		return 0;
+	return n;
+}
+
+size_t policy_compute(const struct policy_spec *p, uint8_t *out)
+{
+	uint8_t ds[POLICY_BRANCHES * TPM2_MAX_DIGEST];
+	size_t n = hash_size(p->halg);
+	int i;
+
+	if (!n || !hash_supported(p->halg) || p->nbranch < 0 ||
+	    p->nbranch > POLICY_BRANCHES || (p->authorize && p->nbranch))
+		return 0;
+	memset(out, 0, n);
+	if (p->authorize) {
+		if (policy_update_authorize(p->halg, out, p->signer,
+					    p->signerlen, NULL, 0))
 			return 0;
-		pn = policy_pcr_digest(p->halg, &p->vals, pd);
-		if (!pn || policy_update_pcr(p->halg, out, &p->sel, pd, pn))
+	} else if (p->nbranch == 1) {
+		if (!policy_branch_digest(p->halg, &p->br[0], out))
+			return 0;
+	} else if (p->nbranch > 1) {
+		for (i = 0; i < p->nbranch; i++)
+			if (!policy_branch_digest(p->halg, &p->br[i],
+						  ds + (size_t)i * n))
+				return 0;
+		if (policy_update_or(p->halg, out, ds, p->nbranch))
 			return 0;
 	}
 	if (p->auth && policy_update_authvalue(p->halg, out))
@@ -182,6 +248,45 @@ int tpm2_policy_secret(struct tpm *t, uint32_t auth_handle,
 		return err_set(t->e, EX_IO, "TPM2_PolicySecret: malformed "
 			       "response");
 	return 0;
+}
+
+int tpm2_policy_or(struct tpm *t, uint32_t session, const uint8_t *d, int n,
+		   size_t dsize)
+{
+	uint8_t pb[4 + POLICY_BRANCHES * (2 + TPM2_MAX_DIGEST)];
+	struct tb b;
+	int i;
+
+	tb_init(&b, pb, sizeof(pb));
+	tb_put_u32(&b, (uint32_t)n);
+	for (i = 0; i < n && i < POLICY_BRANCHES; i++)
+		tb_put_tpm2b(&b, d + (size_t)i * dsize, dsize);
+	if (tb_err(&b) || n > POLICY_BRANCHES)
+		return err_set(t->e, EX_FAIL, "TPM2_PolicyOR: bad "
+			       "parameters");
+	return policy_cmd(t, TPM2_CC_PolicyOR, session, b.p, b.len);
+}
+
+int tpm2_policy_authorize(struct tpm *t, uint32_t session,
+			  const uint8_t *approved, size_t alen,
+			  const uint8_t *name, size_t namelen,
+			  const struct tpm2_ticket *tk)
+{
+	uint8_t pb[2 + TPM2_MAX_DIGEST + 2 + 2 + TPM2_NAME_MAX + 8 +
+		   TPM2_MAX_DIGEST];
+	struct tb b;
+
+	tb_init(&b, pb, sizeof(pb));
+	tb_put_tpm2b(&b, approved, alen);
+	tb_put_u16(&b, 0);		/* policyRef */
+	tb_put_tpm2b(&b, name, namelen);
+	tb_put_u16(&b, tk->tag);
+	tb_put_u32(&b, tk->hierarchy);
+	tb_put_tpm2b(&b, tk->digest, tk->len);
+	if (tb_err(&b))
+		return err_set(t->e, EX_FAIL, "TPM2_PolicyAuthorize: bad "
+			       "parameters");
+	return policy_cmd(t, TPM2_CC_PolicyAuthorize, session, b.p, b.len);
 }
 
 int tpm2_policy_restart(struct tpm *t, uint32_t session)

@@ -56,25 +56,25 @@ static void sample(struct keyfile *k, int pcr, int auth, int gcm)
 	memset(&ps, 0, sizeof(ps));
 	ps.halg = TPM2_ALG_SHA256;
 	if (pcr) {
-		k->has_pcr = 1;
-		pcr_sel_parse("sha256:0,7+sha1:3", &k->sel, &e);
-		k->vals.n = 3;
-		k->vals.v[0].alg = TPM2_ALG_SHA256;
-		k->vals.v[0].idx = 0;
-		k->vals.v[0].len = 32;
-		k->vals.v[1].alg = TPM2_ALG_SHA256;
-		k->vals.v[1].idx = 7;
-		k->vals.v[1].len = 32;
-		memset(k->vals.v[1].d, 0x11, 32);
-		k->vals.v[2].alg = TPM2_ALG_SHA1;
-		k->vals.v[2].idx = 3;
-		k->vals.v[2].len = 20;
-		memset(k->vals.v[2].d, 0x33, 20);
-		k->pcrdigestlen = policy_pcr_digest(TPM2_ALG_SHA256, &k->vals,
-						    k->pcrdigest);
-		ps.has_pcr = 1;
-		ps.sel = k->sel;
-		ps.vals = k->vals;
+		k->nbranch = 1;
+		pcr_sel_parse("sha256:0,7+sha1:3", &k->br[0].sel, &e);
+		k->br[0].vals.n = 3;
+		k->br[0].vals.v[0].alg = TPM2_ALG_SHA256;
+		k->br[0].vals.v[0].idx = 0;
+		k->br[0].vals.v[0].len = 32;
+		k->br[0].vals.v[1].alg = TPM2_ALG_SHA256;
+		k->br[0].vals.v[1].idx = 7;
+		k->br[0].vals.v[1].len = 32;
+		memset(k->br[0].vals.v[1].d, 0x11, 32);
+		k->br[0].vals.v[2].alg = TPM2_ALG_SHA1;
+		k->br[0].vals.v[2].idx = 3;
+		k->br[0].vals.v[2].len = 20;
+		memset(k->br[0].vals.v[2].d, 0x33, 20);
+		k->br[0].pcrdigestlen = policy_pcr_digest(TPM2_ALG_SHA256, &k->br[0].vals,
+						    k->br[0].pcrdigest);
+		ps.nbranch = 1;
+		ps.br[0].sel = k->br[0].sel;
+		ps.br[0].vals = k->br[0].vals;
 	}
 	ps.auth = auth;
 	k->policylen = (pcr || auth) ? policy_compute(&ps, k->policy) : 0;
@@ -92,7 +92,7 @@ static void sample(struct keyfile *k, int pcr, int auth, int gcm)
 static int same(const struct keyfile *a, const struct keyfile *b)
 {
 	return a->parent == b->parent && a->empty_auth == b->empty_auth &&
-	       a->auth == b->auth && a->has_pcr == b->has_pcr &&
+	       a->auth == b->auth && a->nbranch == b->nbranch &&
 	       a->publen == b->publen && !memcmp(a->pub, b->pub, a->publen) &&
 	       a->privlen == b->privlen &&
 	       !memcmp(a->priv, b->priv, a->privlen) &&
@@ -100,7 +100,7 @@ static int same(const struct keyfile *a, const struct keyfile *b)
 	       !memcmp(a->parent_name, b->parent_name, a->parent_namelen) &&
 	       a->policylen == b->policylen &&
 	       !memcmp(a->policy, b->policy, a->policylen) &&
-	       a->vals.n == b->vals.n && a->mode == b->mode &&
+	       a->br[0].vals.n == b->br[0].vals.n && a->mode == b->mode &&
 	       a->ctlen == b->ctlen &&
 	       (!a->ctlen || !memcmp(a->ct, b->ct, a->ctlen)) &&
 	       !memcmp(a->iv, b->iv, KEYFILE_IV) &&
@@ -249,9 +249,9 @@ int main(void)
 	CHECK(refused(pem, (size_t)(strstr(pem, "-----BEGIN TPMBOX") - pem),
 		      "no TPMBOX SEALED EXTRA PEM block"));
 	CHECK(refused("hello", 5, "blob: no TSS2 PRIVATE KEY PEM block"));
-	/* version 2 */
-	t = patched(pem, "TPMBOX SEALED EXTRA", 5, 2, &tn);
-	CHECK(t && refused(t, tn, "format version 2 is not supported"));
+	/* version 3 */
+	t = patched(pem, "TPMBOX SEALED EXTRA", 5, 3, &tn);
+	CHECK(t && refused(t, tn, "format version 3 is not supported"));
 	free(t);
 	/* bad magic */
 	t = patched(pem, "TPMBOX SEALED EXTRA", 0, 'X', &tn);
@@ -268,7 +268,7 @@ int main(void)
 	/* a changed PCR value (last bytes of the extra block) */
 	dn = block(pem, "TPMBOX SEALED EXTRA", der, sizeof(der), &s, &en);
 	t = patched(pem, "TPMBOX SEALED EXTRA", (size_t)dn - 1, 0x34, &tn);
-	CHECK(t && refused(t, tn, "PolicyPCR's digest"));
+	CHECK(t && refused(t, tn, "policies of the two blocks differ"));
 	free(t);
 	/* a changed policy digest byte: after magic, version, flags, parent
 	 * handle, name (2+34), alg (2), size (2) */

@@ -13,7 +13,7 @@
 static void add(struct policy_spec *p, uint16_t alg, unsigned idx,
 		uint8_t fill, unsigned len)
 {
-	struct pcr_val *v = &p->vals.v[p->vals.n++];
+	struct pcr_val *v = &p->br[0].vals.v[p->br[0].vals.n++];
 
 	v->alg = alg;
 	v->idx = (uint8_t)idx;
@@ -39,8 +39,8 @@ static void spec(struct policy_spec *p, const char *sel)
 	memset(p, 0, sizeof(*p));
 	p->halg = TPM2_ALG_SHA256;
 	if (sel) {
-		p->has_pcr = 1;
-		CHECK(pcr_sel_parse(sel, &p->sel, &e) == 0);
+		p->nbranch = 1;
+		CHECK(pcr_sel_parse(sel, &p->br[0].sel, &e) == 0);
 	}
 }
 
@@ -104,24 +104,24 @@ int main(void)
 	spec(&p, "sha256:0,7");
 	add(&p, TPM2_ALG_SHA256, 0, 0x00, 32);
 	CHECK(policy_compute(&p, d) == 0);
-	CHECK(policy_check_vals(&p.sel, &p.vals, &e) == EX_USAGE);
+	CHECK(policy_check_vals(&p.br[0].sel, &p.br[0].vals, &e) == EX_USAGE);
 	CHECK(strstr(e.msg, "no value for PCR sha256:7") != NULL);
 	add(&p, TPM2_ALG_SHA256, 7, 0x11, 20);
-	CHECK(policy_check_vals(&p.sel, &p.vals, &e) == EX_USAGE);
+	CHECK(policy_check_vals(&p.br[0].sel, &p.br[0].vals, &e) == EX_USAGE);
 	CHECK(strstr(e.msg, "has 20 bytes") != NULL);
-	p.vals.v[1].len = 32;
+	p.br[0].vals.v[1].len = 32;
 	add(&p, TPM2_ALG_SHA256, 8, 0x11, 32);
-	CHECK(policy_check_vals(&p.sel, &p.vals, &e) == EX_USAGE);
-	p.vals.n = 2;
-	p.vals.v[1].idx = 6;
-	CHECK(policy_check_vals(&p.sel, &p.vals, &e) == EX_USAGE);
+	CHECK(policy_check_vals(&p.br[0].sel, &p.br[0].vals, &e) == EX_USAGE);
+	p.br[0].vals.n = 2;
+	p.br[0].vals.v[1].idx = 6;
+	CHECK(policy_check_vals(&p.br[0].sel, &p.br[0].vals, &e) == EX_USAGE);
 	CHECK(strstr(e.msg, "out of order") != NULL);
 
 	/* PolicyPCR parameters as the key file stores them. */
 	spec(&p, "sha256:7");
 	memset(d, 0xab, 32);
 	tb_init(&b, mem, sizeof(mem));
-	policy_pcr_marshal(&b, &p.sel, d, 32);
+	policy_pcr_marshal(&b, &p.br[0].sel, d, 32);
 	CHECK(!tb_err(&b) && b.len == 2 + 32 + 4 + 2 + 1 + 3);
 	CHECK(mem[0] == 0 && mem[1] == 32 && mem[34] == 0 && mem[37] == 1);
 	CHECK(mem[38] == 0 && mem[39] == 0x0b && mem[40] == 3 &&
