@@ -13,6 +13,8 @@
 #include "tpm2/nv.h"
 #include "tpm2/object.h"
 #include "tpm2/attest.h"
+#include "tpm2/authorize.h"
+#include "tpm2/policy.h"
 #include "tpm2/pcr.h"
 #include "tpm2/random.h"
 #include "tpm2/session.h"
@@ -37,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 15) {
+	switch (op % 16) {
 	case 0:
 		tpm2_getrandom(t, buf, (size_t)arg * 4 + 1);
 		break;
@@ -208,6 +210,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cf.idlen = 4;
 		cf.secretlen = arg & 2 ? 2 + 256 : 2 + 68;
 		tpm2_activate(t, &b, &cf, sec, &n);
+		break;
+	}
+	case 15: {
+		/* unseal --signature / PolicyOR: LoadExternal, VerifySignature,
+		 * PolicyAuthorize, PolicyOR and their answers */
+		static struct tpm2_public k;
+		static const uint8_t sig[256], pol[32], ds[64];
+		struct tpm2_ticket tk;
+		uint32_t h = 0;
+
+		k.type = TPM2_ALG_RSA;
+		k.name_alg = TPM2_ALG_SHA256;
+		k.sym_alg = k.scheme = TPM2_ALG_NULL;
+		k.rsa_bits = 2048;
+		k.rsa_nlen = 256;
+		k.rsa_n[0] = 0x80;
+		if (tpm2_public_finish(&k))
+			break;
+		if (arg & 1) {
+			tpm2_policy_or(t, 0x03000000, ds, 2, 32);
+			break;
+		}
+		if (tpm2_load_external(t, &k, TPM2_RH_OWNER, &h) == 0 &&
+		    tpm2_verify_signature(t, h, k.name, k.namelen, &k, pol,
+					  sizeof(pol), sig, sizeof(sig),
+					  &tk) == 0)
+			tpm2_policy_authorize(t, 0x03000000, pol, sizeof(pol),
+					      k.name, k.namelen, &tk);
+		if (h)
+			tpm2_flush(t, h);
 		break;
 	}
 	}
