@@ -7,7 +7,8 @@
 #   FAULT_ITER=N   runs per applet per damaging mode (default 6; the long
 #                  run in docs/hardening.md uses 1200)
 #   FAULT_SEED=S   proxy seed (default random; printed for replay)
-#   FAULT_APPLETS="a b"  only these applets (unseal-to, unseal-to-ek:
+#   FAULT_APPLETS="a b"  only these applets (unseal-or: a blob sealed to
+#                  two PCR states; unseal-to, unseal-to-ek:
 #                  unseal of a blob from seal --to or --to-ek, which
 #                  imports it; seal-escrow: seal with
 #                  escrow copies and a recovery code; reseal-escrow:
@@ -98,6 +99,13 @@ prep_state() {
 		tpm2_flushcontext -t >/dev/null 2>&1
 		tb seal --to-ek "$FD/ek.pub" -o "$FD/ekblob" "$FD/data32" \
 			>/dev/null 2>&1 || true
+	fi
+	# unseal-or's blob: two states of PCR 15 (the extend recipe
+	# extends 16), the TPM in the second
+	# (made again after clearall: a new SRK)
+	if ! tb unseal "$FD/orblob" >/dev/null 2>&1; then
+		tb seal -p "sha256:15=$(printf '%064d' 1)" -p sha256:15 -f \
+			-o "$FD/orblob" "$FD/data32" >/dev/null 2>&1 || true
 	fi
 	if has_applet akcreate && ! tb quote -k "$FD/ak.blob" -p sha256:0 \
 			-o "$FD/q.tmp" -f >/dev/null 2>&1; then
@@ -218,6 +226,12 @@ recipe() {
 		[ -s "$FD/ekblob" ] || return 2
 		ARGS=(unseal -o "$OUT" "$FD/ekblob")
 		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
+	unseal-or) OUT=$FD/out
+		# sealed to two PCR states: PCR_Read picks the branch,
+		# PolicyPCR, PolicyOR, Unseal
+		[ -s "$FD/orblob" ] || return 2
+		ARGS=(unseal -o "$OUT" "$FD/orblob")
+		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
 	unseal) OUT=$FD/out
 		ARGS=(unseal --auth str:pw -o "$OUT" "$FD/blob")
 		# The response is HMAC-checked and encrypted: an exit-0 unseal
@@ -260,6 +274,7 @@ applets() {
 		[ -s "$FD/rblob" ] && echo reseal-escrow
 		[ -s "$FD/toblob" ] && echo unseal-to
 		[ -s "$FD/ekblob" ] && echo unseal-to-ek
+		[ -s "$FD/orblob" ] && echo unseal-or
 		has_applet clearall && echo clearall
 	fi
 }
