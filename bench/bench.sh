@@ -269,6 +269,81 @@ else
 	echo "escrow copies: not measured (needs openssl and age-keygen)"
 fi
 
+# ---- signed policies (issue 11) ------------------------------------------------
+# unseal of a blob sealed --authorized-by with systemd's JSON (PCR_Read,
+# LoadExternal, VerifySignature, PolicyPCR, PolicyAuthorize more than a
+# plain blob) against unseal of a PCR blob, and against the same job in
+# tpm2-tools (loadexternal, verifysignature, load, startauthsession,
+# policypcr, policyauthorize, unseal, flushcontext).
+signed_bench() {
+	local d=$BENCH_DIR/sig fp a b c
+	mkdir -p "$d"
+	openssl genrsa -out "$d/k.pem" 2048 2>/dev/null
+	openssl rsa -in "$d/k.pem" -pubout -out "$d/k.pub" 2>/dev/null
+	tpm2_pcrread sha256:16 -o "$d/v.bin" >/dev/null
+	tpm2_startauthsession -S "$d/t.ctx"
+	tpm2_policypcr -S "$d/t.ctx" -l sha256:16 -f "$d/v.bin" -L "$d/pol" >/dev/null
+	tpm2_flushcontext "$d/t.ctx"
+	openssl dgst -sha256 -sign "$d/k.pem" -out "$d/sig" "$d/pol"
+	fp=$(openssl rsa -in "$d/k.pem" -RSAPublicKey_out -outform DER 2>/dev/null |
+		sha256sum | cut -c1-64)
+	printf '{"sha256":[{"pcrs":[16],"pkfp":"%s","pol":"%s","sig":"%s"}]}\n' \
+		"$fp" "$(xxd -p -c 64 "$d/pol")" "$(base64 -w0 "$d/sig")" > "$d/sig.json"
+	# the SRK persisted, for tpm2_load -C 0x81000001
+	"$TPMBOX" takeown >/dev/null 2>&1 || true
+	"$TPMBOX" seal --authorized-by "$d/k.pub" -f -o "$d/az.blob" "$BENCH_DIR/secret"
+	"$TPMBOX" seal -p sha256:16 -f -o "$d/pcr.blob" "$BENCH_DIR/secret"
+	tss2_split "$d/az.blob" "$d"
+	SIG_D=$d
+	echo
+	echo "signed policies: unseal per process ($RUNS runs, median)"
+	a=$(median_us wf_sig_plain)
+	b=$(median_us wf_sig_tpmbox)
+	c=$(median_us wf_sig_t2)
+	printf '%-40s %10s\n' "unseal (PCR policy)" "$(ms "$a")"
+	printf '%-40s %10s\n' "unseal --signature (PolicyAuthorize)" "$(ms "$b")"
+	printf '%-40s %10s %8s\n' "tpm2-tools, 8 processes (whole flow)" "$(ms "$c")" \
+		"$(awk -v a="$b" -v c="$c" 'BEGIN {printf "%.3f", a / c}')"
+}
+# the TSS2 PRIVATE KEY block's pubkey and privkey, for tpm2_load
+tss2_split() {
+	sed -n '/BEGIN TSS2/,/END TSS2/p' "$1" | sed '1d;$d' | base64 -d |
+	python3 -c '
+import sys
+d = sys.stdin.buffer.read()
+def tlv(b, i):
+    t = b[i]; n = b[i + 1]; i += 2
+    if n & 0x80:
+        k = n & 0x7f; n = int.from_bytes(b[i:i + k], "big"); i += k
+    return t, b[i:i + n], i + n
+t, body, _ = tlv(d, 0)
+i = 0; o = []
+while i < len(body):
+    t, v, i = tlv(body, i)
+    if t == 0x04: o.append(v)
+open(sys.argv[1] + "/pub", "wb").write(o[0])
+open(sys.argv[1] + "/priv", "wb").write(o[1])
+' "$2"
+}
+wf_sig_plain() { tb unseal "$SIG_D/pcr.blob" >/dev/null; }
+wf_sig_tpmbox() { tb unseal --signature "$SIG_D/sig.json" "$SIG_D/az.blob" >/dev/null; }
+wf_sig_t2() {
+	local d=$SIG_D
+	t2 tpm2_loadexternal -C o -G rsa -u "$d/k.pub" -c "$d/k.ctx" -n "$d/k.name" >/dev/null
+	t2 tpm2_verifysignature -c "$d/k.ctx" -g sha256 -m "$d/pol" -s "$d/sig" \
+		-f rsassa -t "$d/tk" >/dev/null
+	t2 tpm2_flushcontext -t
+	t2 tpm2_load -C 0x81000001 -u "$d/pub" -r "$d/priv" -c "$d/o.ctx" >/dev/null
+	t2 tpm2_startauthsession --policy-session -S "$d/s.ctx"
+	t2 tpm2_policypcr -S "$d/s.ctx" -l sha256:16 >/dev/null
+	t2 tpm2_policyauthorize -S "$d/s.ctx" -i "$d/pol" -n "$d/k.name" -t "$d/tk" >/dev/null
+	t2 tpm2_unseal -c "$d/o.ctx" -p session:"$d/s.ctx" >/dev/null
+	t2 tpm2_flushcontext -t
+}
+if command -v openssl >/dev/null && "$TPMBOX" seal --help | grep -q -- --authorized-by; then
+	signed_bench
+fi
+
 echo
 echo "tpmbox binary: $size bytes ($ssize stripped), statically linked: $(file -L "$TPMBOX" | grep -q 'statically linked' && echo yes || echo no)"
 if [ -n "$TINY" ]; then
