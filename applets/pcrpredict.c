@@ -243,11 +243,18 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (rc)
 		goto out;
 	if (p.nnotes) {
-		fprintf(stderr, "tpmbox pcrpredict: %d event%s not "
-			"recomputed:\n%s", p.nnotes, p.nnotes == 1 ? "" : "s",
-			p.notes ? p.notes : "");
+		const char *l = p.notes, *nl;
+
+		/* One line per event, each named (lib/ only collects). */
+		for (; l && *l; l = nl + 1) {
+			nl = strchr(l, '\n');
+			fprintf(stderr, "tpmbox pcrpredict: not recomputed: "
+				"%.*s\n", (int)(nl - l), l);
+		}
 		if (!keep) {
-			err_set(&c->e, EX_FAIL, "the prediction is incomplete");
+			err_set(&c->e, EX_FAIL, "the prediction is incomplete:"
+				" %d event%s not recomputed", p.nnotes,
+				p.nnotes == 1 ? "" : "s");
 			err_hint(&c->e, "--keep-unknown prints the values "
 				 "anyway");
 			rc = ctx_fail(c);
