@@ -107,11 +107,10 @@ static int apply_app(struct ctx *c, struct pred *p, char *arg)
 	if ((rc = pe_digests(c, arg, algs, n, old)) ||
 	    (rc = pe_digests(c, eq + 1, algs, n, new)))
 		return rc;
+	rc = pred_app(p, arg, (const uint8_t (*)[64])old,
+		      (const uint8_t (*)[64])new, &count, &c->e);
 	*eq = '=';
-	if (pred_app(p, arg, (const uint8_t (*)[64])old,
-		     (const uint8_t (*)[64])new, &count, &c->e))
-		return ctx_fail(c);
-	return 0;
+	return rc ? ctx_fail(c) : 0;
 }
 
 static int apply_var(struct ctx *c, struct pred *p, const char *arg)
@@ -253,7 +252,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		}
 		if (!keep) {
 			err_set(&c->e, EX_FAIL, "the prediction is incomplete:"
-				" %d event%s not recomputed", p.nnotes,
+				" %d line%s above", p.nnotes,
 				p.nnotes == 1 ? "" : "s");
 			err_hint(&c->e, "--keep-unknown prints the values "
 				 "anyway");
