@@ -24,7 +24,8 @@ static const char usage[] =
 	"Print the PCR values the next boot will have, in pcrread's format\n"
 	"(for seal -P and policysign -P): the boot event log replayed with\n"
 	"the changes given.  No TPM is used.\n"
-	"  --log FILE  the event log (default " EVL_DEFAULT_PATH ")\n"
+	"  --log FILE  the boot event log (default:\n"
+	"             " EVL_DEFAULT_PATH ")\n"
 	"  --replace-app OLD=NEW.efi  every boot application or driver whose\n"
 	"             digests are OLD's Authenticode digests gets NEW's\n"
 	"             (split at the first '=')\n"
@@ -37,8 +38,10 @@ static const char usage[] =
 	"  --keep-unknown  print the values even when an event that may\n"
 	"             change could not be recomputed (named on stderr)\n"
 	"  --json     {\"sha256\": {\"7\": \"hex\"}}\n"
-	"  --authenticode FILE.efi  print FILE's Authenticode digest, one\n"
-	"             line per bank (--bank, default sha1,sha256,sha384,sha512)\n"
+	"  --authenticode FILE.efi  print FILE's Authenticode digest (as\n"
+	"             UEFI measures it), one BANK HEX line per bank\n"
+	"  --bank LIST  --authenticode's banks (default sha1,sha256,sha384,\n"
+	"             sha512)\n"
 	"Exit 1 when an event could not be recomputed (unless --keep-unknown),\n"
 	"OLD matches no event, or a file is malformed.\n";
 
