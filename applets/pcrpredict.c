@@ -130,7 +130,7 @@ static int apply_var(struct ctx *c, struct pred *p, const char *arg)
 	if (file_read(path, EVL_MAX_DATA, &buf, &len, &c->e))
 		return ctx_fail(c);
 	val = buf;
-	if ((rc = pred_var_value(name, &val, &len, &c->e))) {
+	if (pred_var_value(name, &val, &len, &c->e)) {
 		free(buf);
 		err_prefix(&c->e, "%s", path);
 		return ctx_fail(c);

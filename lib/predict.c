@@ -271,7 +271,7 @@ static void put_u64_le(uint8_t *p, uint64_t v)
 int pred_var(struct pred *p, const char *name, const uint8_t *val,
 	     size_t len, int *count, struct tberr *e)
 {
-	int vi = var_index(name), j, k, ok;
+	int vi = var_index(name), j, ok;
 	uint32_t i;
 
 	*count = 0;
@@ -308,7 +308,7 @@ int pred_var(struct pred *p, const char *name, const uint8_t *val,
 		for (j = 0; j < ev->ndig; j++) {
 			struct hash_ctx *h;
 
-			if ((k = bank_index(p, ev->dig[j].alg)) < 0)
+			if (bank_index(p, ev->dig[j].alg) < 0)
 				continue;
 			if (!(h = hash_new(ev->dig[j].alg)))
 				return err_set(e, EX_IO, "out of memory");
