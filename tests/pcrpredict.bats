@@ -105,6 +105,15 @@ t2_pcrs() {
 	[ "$(ac sha256 "$T/a.efi")" = "$(ps sha256 "$T/a.efi")" ]
 }
 
+@test "authenticode: an image with no Certificate Table entry (4 data directories)" {
+	pe pe32 "$T/a.efi"
+	pe damage four-dirs "$T/a.efi" "$T/b.efi"
+	for a in sha1 sha256 sha512; do
+		[ "$(ac "$a" "$T/b.efi")" = "$(pe digest "$a" "$T/b.efi")" ]
+	done
+	[ "$(ac sha256 "$T/b.efi")" != "$(ac sha256 "$T/a.efi")" ]
+}
+
 @test "authenticode: signing with osslsigncode leaves the digest unchanged" {
 	cd "$T"
 	openssl req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem \

@@ -5,7 +5,7 @@
                               13 bytes of trailing data
   pe.py digest ALG FILE       FILE's Authenticode digest (hashlib ALG)
   pe.py damage KIND IN OUT    IN with one fault (the KINDs in damage()),
-                              or swap-sections (valid, table reordered)
+                              or swap-sections, four-dirs (valid)
 """
 import hashlib
 import struct
@@ -54,6 +54,12 @@ def damage(kind, b):
         # Valid: the table out of file order (the digest sorts by
         # PointerToRawData; pesign 116 hashes in table order instead).
         b[sects:sects + 80] = b[sects + 40:sects + 80] + b[sects:sects + 40]
+        return b
+    if kind == "four-dirs":
+        # Valid: no Certificate Table entry at all (NumberOfRvaAndSizes 4):
+        # the headers after CheckSum are hashed whole, as EDK2 does (pesign
+        # 116 still skips the 8 bytes where the entry would be).
+        struct.pack_into("<I", b, dirs - 4, 4)
         return b
     if kind == "truncated-header":
         return b[: opt + 40]
