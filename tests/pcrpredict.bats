@@ -84,11 +84,15 @@ t2_pcrs() {
 	[ "$(echo "$output" | cut -d' ' -f1 | tr '\n' ' ')" = "sha1 sha256 sha384 sha512 " ]
 }
 
-@test "authenticode: a PE32 (i386) image equals pesign's" {
+@test "authenticode: PE32 (i386) and PE32+ images made here equal pesign's" {
 	pe pe32 "$T/pe32.efi"
 	file "$T/pe32.efi" | grep -q 'PE32 executable'
-	for a in sha1 sha256; do
-		[ "$(ac "$a" "$T/pe32.efi")" = "$(ps "$a" "$T/pe32.efi")" ]
+	pe pe32plus "$T/pe32plus.efi"
+	file "$T/pe32plus.efi" | grep -q 'PE32+ executable'
+	for f in "$T/pe32.efi" "$T/pe32plus.efi"; do
+		for a in sha1 sha256; do
+			[ "$(ac "$a" "$f")" = "$(ps "$a" "$f")" ]
+		done
 	done
 }
 
@@ -142,15 +146,21 @@ t2_pcrs() {
 }
 
 @test "authenticode: damaged PE files are refused (exit 1, the file named)" {
-	pe pe32 "$T/ok.efi"
+	pe pe32plus "$T/ok.efi"
+	pe pe32 "$T/ok32.efi"
 	for k in truncated-header no-mz no-pe bad-magic lfanew-beyond \
 		 section-beyond section-overflow headers-beyond too-many-rva \
 		 too-many-sections cert-not-at-end cert-beyond; do
-		pe damage "$k" "$T/ok.efi" "$T/$k.efi"
-		run tb pcrpredict --authenticode "$T/$k.efi"
-		[ "$status" -eq 1 ] || { echo "$k: $status $output"; return 1; }
-		[[ $output == "tpmbox pcrpredict: $T/$k.efi: "* ]]
+		for o in ok ok32; do
+			pe damage "$k" "$T/$o.efi" "$T/$k.efi"
+			run tb pcrpredict --authenticode "$T/$k.efi"
+			[ "$status" -eq 1 ] || { echo "$o $k: $status $output"; return 1; }
+			[[ $output == "tpmbox pcrpredict: $T/$k.efi: "* ]]
+		done
 	done
+	pe damage section-beyond "$T/ok.efi" "$T/section-beyond.efi"
+	pe damage cert-not-at-end "$T/ok.efi" "$T/cert-not-at-end.efi"
+	pe damage truncated-header "$T/ok.efi" "$T/truncated-header.efi"
 	run tb pcrpredict --authenticode "$T/section-beyond.efi"
 	[[ $output == *"section 2 (512 bytes at offset"*"runs past the end"* ]]
 	run tb pcrpredict --authenticode "$T/cert-not-at-end.efi"

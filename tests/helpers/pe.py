@@ -3,6 +3,7 @@
 
   pe.py pe32 OUT              a small PE32 (i386) image: two sections and
                               13 bytes of trailing data
+  pe.py pe32plus OUT          the same as PE32+ (x86-64)
   pe.py digest ALG FILE       FILE's Authenticode digest (hashlib ALG)
   pe.py damage KIND IN OUT    IN with one fault (the KINDs in damage()),
                               or swap-sections, four-dirs (valid)
@@ -12,22 +13,27 @@ import struct
 import sys
 
 
-def pe32():
+def pe32(plus=False):
     dos = bytearray(0x80)
     dos[0:2] = b"MZ"
     struct.pack_into("<I", dos, 0x3C, 0x80)
     nsect = 2
-    coff = struct.pack("<HHIIIHH", 0x14C, nsect, 0, 0, 0, 224, 0x0102)
-    opt = bytearray(224)
-    struct.pack_into("<HBB", opt, 0, 0x10B, 14, 0)
+    optsz = 240 if plus else 224
+    coff = struct.pack("<HHIIIHH", 0x8664 if plus else 0x14C, nsect, 0, 0, 0,
+                       optsz, 0x0022 if plus else 0x0102)
+    opt = bytearray(optsz)
+    struct.pack_into("<HBB", opt, 0, 0x20B if plus else 0x10B, 14, 0)
     struct.pack_into("<III", opt, 4, 0x200, 0x200, 0)       # code/data sizes
-    struct.pack_into("<III", opt, 16, 0x1000, 0x1000, 0x2000)  # entry, bases
-    struct.pack_into("<III", opt, 28, 0x400000, 0x1000, 0x200)  # image base, alignments
+    struct.pack_into("<II", opt, 16, 0x1000, 0x1000)        # entry, code base
+    if plus:
+        struct.pack_into("<QII", opt, 24, 0x140000000, 0x1000, 0x200)
+    else:
+        struct.pack_into("<IIII", opt, 24, 0x2000, 0x400000, 0x1000, 0x200)
     struct.pack_into("<I", opt, 56, 0x3000)                 # SizeOfImage
     struct.pack_into("<I", opt, 60, 0x200)                  # SizeOfHeaders
     struct.pack_into("<I", opt, 64, 0x12345678)             # CheckSum
     struct.pack_into("<HH", opt, 68, 10, 0)                 # EFI application
-    struct.pack_into("<I", opt, 92, 16)                     # NumberOfRvaAndSizes
+    struct.pack_into("<I", opt, 108 if plus else 92, 16)    # NumberOfRvaAndSizes
     sects = b""
     for name, rva, ptr in ((b".text", 0x1000, 0x200), (b".data", 0x2000, 0x400)):
         sects += struct.pack("<8sIIIIIIHHI", name, 0x200, rva, 0x200, ptr,
@@ -122,8 +128,8 @@ def digest(alg, b):
 
 def main():
     a = sys.argv[1:]
-    if a[0] == "pe32":
-        open(a[1], "wb").write(pe32())
+    if a[0] in ("pe32", "pe32plus"):
+        open(a[1], "wb").write(pe32(a[0] == "pe32plus"))
     elif a[0] == "digest":
         print(digest(a[1], open(a[2], "rb").read()))
     elif a[0] == "damage":
