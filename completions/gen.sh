@@ -46,8 +46,8 @@ _tpmbox() {
 	fi
 	case $prev in
 	-T|--tcti) COMPREPLY=($(compgen -W "device:/dev/tpmrm0 device:/dev/tpm0 swtpm:path= swtpm:host=127.0.0.1,port=2321" -- "$cur")); return ;;
-	-b) COMPREPLY=($(compgen -W "$_tpmbox_banks" -- "$cur")); return ;;
-	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--tpm-public|--name|--srk-pub|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-b|--bank) COMPREPLY=($(compgen -W "$_tpmbox_banks" -- "$cur")); return ;;
+	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--tpm-public|--name|--srk-pub|--output|--log|--authenticode|--replace-app) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-p|--pcrs-sel) COMPREPLY=($(compgen -W "$(for b in $_tpmbox_banks; do echo $b:; done)" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -27,6 +27,7 @@ _tpmbox_opts() {
 	nvrelease) echo "--owner-auth --platform-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvsetbits) echo "--auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvwrite) echo "-i --offset --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	pcrpredict) echo "--log --replace-app --replace-var -p --keep-unknown --json --authenticode --bank -T --tcti --timeout --trace -h --help" ;;
 	pcrread) echo "--json -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	persist) echo "--srk --ek --owner-auth --force --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -60,8 +61,8 @@ _tpmbox() {
 	fi
 	case $prev in
 	-T|--tcti) COMPREPLY=($(compgen -W "device:/dev/tpmrm0 device:/dev/tpm0 swtpm:path= swtpm:host=127.0.0.1,port=2321" -- "$cur")); return ;;
-	-b) COMPREPLY=($(compgen -W "$_tpmbox_banks" -- "$cur")); return ;;
-	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--tpm-public|--name|--srk-pub|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-b|--bank) COMPREPLY=($(compgen -W "$_tpmbox_banks" -- "$cur")); return ;;
+	-o|-f|-i|-P|-k|--eventlog|--imalog|--msg|--sig|--pcrs|--pub|--tpm-public|--name|--srk-pub|--output|--log|--authenticode|--replace-app) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-p|--pcrs-sel) COMPREPLY=($(compgen -W "$(for b in $_tpmbox_banks; do echo $b:; done)" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -73,7 +74,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekpub eventlog evict extend getrandom imalog info makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrread persist quote recover reseal seal takeown unseal"
+_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekpub eventlog evict extend getrandom imalog info makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrpredict pcrread persist quote recover reseal seal takeown unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

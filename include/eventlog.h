@@ -101,6 +101,27 @@ void evl_free(struct evl *log);
  * cannot hash are left out. */
 int evl_replay(const struct evl *log, struct pcr_vals *out, struct tberr *e);
 
+/* evl_replay, with the PCRs in reset_too (bit i = PCR i) given in every
+ * bank even when no event extends them (at their reset value). */
+int evl_replay_reset(const struct evl *log, uint32_t reset_too,
+		     struct pcr_vals *out, struct tberr *e);
+
+/* UEFI_VARIABLE_DATA, the data of the EV_EFI_VARIABLE_* events:
+ * VariableName GUID, UnicodeNameLength u64, VariableDataLength u64,
+ * UnicodeName (UTF-16LE, no NUL), VariableData.  Pointers into the event's
+ * data. */
+struct evl_var {
+	const uint8_t *guid;	/* 16 bytes, as in the log */
+	const uint8_t *name;	/* nlen UTF-16LE code units */
+	size_t nlen;
+	const uint8_t *val;
+	size_t vlen;
+};
+
+/* Parse an event's data as UEFI_VARIABLE_DATA that fills it exactly;
+ * -1 when it is not one. */
+int evl_var_parse(const struct evl_event *ev, struct evl_var *v);
+
 /* Read (bounded), parse and replay a log file in one call (for checkquote).
  * Unlike evl_replay, PCRs 0-7 of every bank the log covers are given even
  * when no event extends them (at their reset value: 0, or the

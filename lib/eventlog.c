@@ -327,6 +327,12 @@ int evl_replay(const struct evl *log, struct pcr_vals *out, struct tberr *e)
 	return replay(log, 0, out, e);
 }
 
+int evl_replay_reset(const struct evl *log, uint32_t reset_too,
+		     struct pcr_vals *out, struct tberr *e)
+{
+	return replay(log, reset_too, out, e);
+}
+
 /* Replay; the PCRs in reset_too are given (at their reset value when no
  * event extends them) in every bank the log covers. */
 static int replay(const struct evl *log, uint32_t reset_too,
@@ -405,6 +411,24 @@ int eventlog_replay_file(const char *path, struct pcr_vals *out,
 	if (rc)
 		err_prefix(e, "%s", path);
 	return rc;
+}
+
+int evl_var_parse(const struct evl_event *ev, struct evl_var *v)
+{
+	struct tb b;
+	uint64_t nl, vl;
+
+	tb_init_read(&b, ev->data, ev->dlen);
+	v->guid = tb_get_ref(&b, 16);
+	nl = tb_get_u64_le(&b);
+	vl = tb_get_u64_le(&b);
+	if (tb_err(&b) || nl > tb_left(&b) / 2 || vl != tb_left(&b) - 2 * nl)
+		return -1;
+	v->nlen = (size_t)nl;
+	v->name = tb_get_ref(&b, 2 * v->nlen);
+	v->vlen = (size_t)vl;
+	v->val = tb_get_ref(&b, v->vlen);
+	return tb_err(&b) ? -1 : 0;
 }
 
 /* --- summaries --------------------------------------------------------- */

@@ -14,12 +14,15 @@ demo="$build swtpm"
 # make tiny: musl's compiler (mbedTLS comes from Debian's source package).
 tiny="musl-tools"
 # make check: every tool a test calls, on a fresh minbase root (trousers,
-# tpm-tools and tpm-quote-tools: the TPM 1.2 oracle, tests/helpers/tcsd.bash).
+# tpm-tools and tpm-quote-tools: the TPM 1.2 oracle, tests/helpers/tcsd.bash;
+# pesign, osslsigncode and the EFI binaries of systemd-boot-efi, shim-signed
+# and grub-efi-amd64-signed: tests/pcrpredict.bats's Authenticode oracles).
 check="$demo $tiny swtpm-tools bats bats-assert bats-support tpm2-tools socat
 	openssl age xxd jq bc file procps passwd groff-base python3 time util-linux
 	strace trousers tpm-tools tpm-quote-tools
 	clang clang-tools libclang-rt-14-dev valgrind cppcheck
-	qemu-system-x86 ovmf busybox-static cpio cryptsetup-bin initramfs-tools-core"
+	qemu-system-x86 ovmf busybox-static cpio cryptsetup-bin initramfs-tools-core
+	pesign osslsigncode systemd-boot-efi shim-signed grub-efi-amd64-signed"
 # The VM's LUKS scenarios build real images: cryptsetup's initramfs hook
 # and dracut's tools (both fit beside each other; without their
 # recommends, which would bring a mail server, LVM and mdadm).
