@@ -41,6 +41,10 @@ int seal_spec_parse(struct seal_spec *s, const char *pcrarg,
 		    const char *ownerspec, struct tberr *e);
 /* Wipe the passwords. */
 void seal_spec_wipe(struct seal_spec *s);
+/* Fill s->ps.vals from the values given (-p SEL=VALUES, -P) alone, with
+ * no TPM (policysign, like seal --to).  Exit 2 when a selected PCR has
+ * no value. */
+int seal_spec_values(struct seal_spec *s, struct tberr *e);
 /* Seal data[0..len) (1 byte to KEYFILE_DATA_MAX) on t under the SRK
  * (persisted at 0x81000001 and checked against the pin, or made from
  * the standard template), in one salted session: the blob's text in

@@ -231,6 +231,11 @@ static int pcr_values(struct tpm *t, struct seal_spec *s, struct tberr *e)
 	return policy_check_vals(&ps->sel, &ps->vals, e);
 }
 
+int seal_spec_values(struct seal_spec *s, struct tberr *e)
+{
+	return pcr_values(NULL, s, e);
+}
+
 /* The sealed object's template for policy ps. */
 static int make_template(const struct policy_spec *ps,
 			 struct tpm2_public *tmpl, struct tberr *e)
