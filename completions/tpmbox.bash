@@ -29,6 +29,7 @@ _tpmbox_opts() {
 	nvwrite) echo "-i --offset --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	pcrread) echo "--json -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	persist) echo "--srk --ek --owner-auth --force --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	policysign) echo "-k -p -P --bank --append -o -f -T --tcti --timeout --trace -h --help" ;;
 	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	recover) echo "-k --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
 	reseal) echo "-k --recovery-code --old-auth -p -P --auth --owner-auth --escrow --escrow-out --recovery-code-out --new-recovery-code --drop-escrow -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -73,7 +74,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekpub eventlog evict extend getrandom imalog info makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrread persist quote recover reseal seal takeown unseal"
+_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekpub eventlog evict extend getrandom imalog info makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrread persist policysign quote recover reseal seal takeown unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.
