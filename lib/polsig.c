@@ -5,9 +5,10 @@
  * kind of value (the object of banks, a bank's array of entries, an
  * entry's object, the "pcrs" array, a string, an integer), so a value of
  * another kind or a nesting deeper than the shape is refused where it
- * stands, and nothing recurses.  Strings are taken in ASCII only: every
- * name and value the format has is ASCII, so a byte >= 0x80 or a \u
- * escape above 0x7f can only make a key or value that would be refused. */
+ * stands, and nothing recurses.  Strings are taken in printable ASCII
+ * only: every name and value the format has is, so a byte >= 0x80, a \u
+ * escape above 0x7f or a control character, raw or escaped, can only make
+ * a key or value that would be refused. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,7 +147,7 @@ static int string(struct jp *j, const char *name, char *out, size_t *len)
 		c = (unsigned char)j->s[j->pos];
 		if (c == '"')
 			break;
-		if (c < 0x20)
+		if (c < 0x20 || c == 0x7f)
 			return fail(j, "a control character (0x%02x) in a "
 				    "string", c);
 		if (c >= 0x80)
@@ -187,6 +188,11 @@ static int string(struct jp *j, const char *name, char *out, size_t *len)
 			default:
 				return fail(j, "an invalid escape in a string");
 			}
+			/* no name or value here has one, and a message
+			 * quoting the string stays one line */
+			if (c < 0x20 || c == 0x7f)
+				return fail(j, "an escaped control character "
+					    "(0x%02x) in a string", c);
 		}
 		if (o >= STR_MAX)
 			return fail(j, "%s is longer than %d characters",

@@ -215,7 +215,10 @@ static void test_refusals(void)
 	CHECK(refused(ent("sha256", "[11]", Q(PKFP), Q(POL), Q("AA E")),
 		      "not base64"));
 	CHECK(refused(ent("sha256", "[11]", Q(PKFP), Q(POL), Q("AA\\nE")),
-		      "not base64"));
+		      "an escaped control character (0x0a)"));
+	CHECK(refused("{\"sh\\u0001\":[]}", "escaped control character"));
+	CHECK(refused("{\"sh\\u007F\":[]}", "escaped control character"));
+	CHECK(refused("{\"sh\x7f\":[]}", "a control character (0x7f)"));
 	CHECK(refused(ent("sha256", "[11]", Q(PKFP), Q(POL), Q("AA-_")),
 		      "not base64"));
 	CHECK(refused(ent("sha256", "[11]", Q(PKFP), Q(POL), Q("AAF=")),
