@@ -13,6 +13,7 @@
 #include "file.h"
 #include "polsig.h"
 #include "sealing.h"
+#include "tpm2/policy.h"
 #include "x509.h"
 
 static const char usage[] =
@@ -97,14 +98,14 @@ static int signer_check(struct privkey *k, uint8_t pkfp[32],
 	return 0;
 }
 
-/* The selection and values: one bank, PCRs 0..23, every value given. */
-static int pcr_state(struct seal_spec *s, const char *pcrarg,
-		     const char *pcrfile, uint16_t bank, struct tberr *e)
+/* The state signed for: one bank's PCRs (0..23) and their values, every
+ * one given. */
+static int pcr_state(const char *pcrarg, const char *pcrfile, uint16_t bank,
+		     struct pcr_sel *sel, struct pcr_vals *v, struct tberr *e)
 {
-	struct pcr_sel *sel = &s->ps.sel;
-	int i;
+	int i, k;
 
-	if (seal_spec_parse(s, pcrarg, pcrfile, NULL, NULL, e))
+	if (seal_state_given(pcrarg, pcrfile, sel, v, e))
 		return e->code;
 	if (pcrfile) {
 		/* pcrread lists every bank: keep the one signed for */
@@ -115,6 +116,10 @@ static int pcr_state(struct seal_spec *s, const char *pcrarg,
 				       pcrfile, polsig_bank_name(bank));
 		sel->b[0] = sel->b[i];
 		sel->n = 1;
+		for (i = k = 0; i < v->n; i++)
+			if (v->v[i].alg == bank)
+				v->v[k++] = v->v[i];
+		v->n = k;
 	} else {
 		if (sel->all || sel->n != 1 || sel->b[0].all)
 			return err_set(e, EX_USAGE, "-p must name the PCRs of "
@@ -124,15 +129,11 @@ static int pcr_state(struct seal_spec *s, const char *pcrarg,
 			return err_set(e, EX_USAGE, "-p names the %s bank but "
 				       "--bank is %s", alg_name(sel->b[0].alg),
 				       polsig_bank_name(bank));
-		if (s->ngiven != pcr_sel_count(sel))
-			return err_set(e, EX_USAGE, "-p: give the value of "
-				       "every PCR (SEL=VALUES): policysign "
-				       "reads no TPM");
 	}
 	if (sel->b[0].mask >> 24)
 		return err_set(e, EX_USAGE, "PCRs above 23 cannot be signed "
 			       "for (systemd's format has 0-23)");
-	return seal_spec_values(s, e);
+	return policy_check_vals(sel, v, e);
 }
 
 /* The existing file for --append (none yet: an empty one). */
@@ -159,7 +160,8 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *keyfile = NULL, *pcrarg = NULL, *pcrfile = NULL;
 	const char *out = NULL;
-	struct seal_spec *spec = calloc(1, sizeof(*spec));
+	struct pcr_vals *vals = calloc(1, sizeof(*vals));
+	struct pcr_sel sel;
 	struct polsig *ps = calloc(1, sizeof(*ps));
 	struct polsig_entry en;
 	struct privkey k = { 0 };
@@ -169,7 +171,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	uint16_t bank = TPM2_ALG_SHA256;
 	int o, force = 0, append = 0, rc = 0;
 
-	if (!spec || !ps) {
+	if (!vals || !ps) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
@@ -219,13 +221,15 @@ static int run(struct ctx *c, int argc, char **argv)
 
 	/* The state signed for: its PolicyPCR digest (pol). */
 	memset(&en, 0, sizeof(en));
-	if (pcr_state(spec, pcrarg, pcrfile, bank, &c->e)) {
+	if (pcr_state(pcrarg, pcrfile, bank, &sel, vals, &c->e)) {
 		rc = ctx_fail(c);
 		goto out;
 	}
 	en.bank = bank;
-	en.pcrs = spec->ps.sel.b[0].mask;
-	if (policy_compute(&spec->ps, en.pol) != sizeof(en.pol)) {
+	en.pcrs = sel.b[0].mask;
+	/* PolicyPCR from an all-zero start: H(0 || CC || pcrs || H(values)) */
+	if (policy_pcr_digest(TPM2_ALG_SHA256, vals, digest) != 32 ||
+	    policy_update_pcr(TPM2_ALG_SHA256, en.pol, &sel, digest, 32)) {
 		rc = ctx_usage(c, "computing the policy digest failed");
 		goto out;
 	}
@@ -274,7 +278,7 @@ out:
 	}
 	privkey_free(&k);
 	free(text);
-	free(spec);
+	free(vals);
 	free(ps);
 	return rc;
 }

@@ -231,9 +231,27 @@ static int pcr_values(struct tpm *t, struct seal_spec *s, struct tberr *e)
 	return policy_check_vals(&ps->sel, &ps->vals, e);
 }
 
-int seal_spec_values(struct seal_spec *s, struct tberr *e)
+int seal_state_given(const char *pcrarg, const char *pcrfile,
+		     struct pcr_sel *sel, struct pcr_vals *vals,
+		     struct tberr *e)
 {
-	return pcr_values(NULL, s, e);
+	struct seal_spec *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s)
+		return err_set(e, EX_FAIL, "out of memory");
+	rc = seal_spec_parse(s, pcrarg, pcrfile, NULL, NULL, e);
+	if (!rc && pcrarg && s->ngiven != pcr_sel_count(&s->ps.sel))
+		rc = err_set(e, EX_USAGE, "-p: give the value of every PCR "
+			     "(SEL=VALUES): there is no TPM to read them");
+	if (!rc)
+		rc = pcr_values(NULL, s, e);
+	if (!rc) {
+		*sel = s->ps.sel;
+		*vals = s->ps.vals;
+	}
+	free(s);
+	return rc;
 }
 
 /* The sealed object's template for policy ps. */
