@@ -474,6 +474,7 @@ static int handles_secrets(const char *name)
 		"akcreate", "quote", "nvdefine", "nvread", "nvwrite",
 		"nvextend", "nvincrement", "nvsetbits", "nvrelease",
 		"recover", "reseal", "activatecredential", "makecredential",
+		"policysign",
 	};
 	size_t j;
 

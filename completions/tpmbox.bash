@@ -30,6 +30,7 @@ _tpmbox_opts() {
 	pcrpredict) echo "--log --replace-app --replace-var -p --keep-unknown --json --authenticode --bank -T --tcti --timeout --trace -h --help" ;;
 	pcrread) echo "--json -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	persist) echo "--srk --ek --owner-auth --force --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	policysign) echo "-k -p -P --bank --append -o -f -T --tcti --timeout --trace -h --help" ;;
 	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	recover) echo "-k --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
 	reseal) echo "-k --recovery-code --old-auth --signature -p -P --authorized-by --auth --owner-auth --escrow --escrow-out --recovery-code-out --new-recovery-code --drop-escrow -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -74,7 +75,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekpub eventlog evict extend getrandom imalog info makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrpredict pcrread persist quote recover reseal seal takeown unseal"
+_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekpub eventlog evict extend getrandom imalog info makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrpredict pcrread persist policysign quote recover reseal seal takeown unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

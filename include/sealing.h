@@ -62,6 +62,13 @@ int seal_spec_parse(struct seal_spec *s, const struct seal_opts *o,
 		    struct tberr *e);
 /* Wipe the passwords. */
 void seal_spec_wipe(struct seal_spec *s);
+/* One PCR state given in full, with no TPM (policysign): a -p
+ * SEL=VALUES or a -P PCRFILE (one of them NULL), parsed as seal parses
+ * them; its selection and values (in selection order).  Exit 2 naming
+ * the option, when a PCR has no value too; 3/6 for an unreadable file. */
+int seal_state_given(const char *pcrarg, const char *pcrfile,
+		     struct pcr_sel *sel, struct pcr_vals *vals,
+		     struct tberr *e);
 /* Seal data[0..len) (1 byte to KEYFILE_DATA_MAX) on t under the SRK
  * (persisted at 0x81000001 and checked against the pin, or made from
  * the standard template), in one salted session: the blob's text in

@@ -296,6 +296,38 @@ static int pcr_values(struct tpm *t, struct seal_spec *s, struct tberr *e)
 	return 0;
 }
 
+int seal_state_given(const char *pcrarg, const char *pcrfile,
+		     struct pcr_sel *sel, struct pcr_vals *vals,
+		     struct tberr *e)
+{
+	struct seal_spec *s = calloc(1, sizeof(*s));
+	struct seal_opts o;
+	int rc;
+
+	if (!s)
+		return err_set(e, EX_FAIL, "out of memory");
+	memset(&o, 0, sizeof(o));
+	if (pcrarg)
+		o.pcr[o.npcr++] = pcrarg;
+	if (pcrfile)
+		o.file[o.nfile++] = pcrfile;
+	rc = seal_spec_parse(s, &o, e);
+	if (!rc && s->ps.nbranch != 1)
+		rc = err_set(e, EX_USAGE, "give -p SEL=VALUES or -P PCRFILE");
+	if (!rc && pcrarg &&
+	    s->in[0].ngiven != pcr_sel_count(&s->ps.br[0].sel))
+		rc = err_set(e, EX_USAGE, "-p: give the value of every PCR "
+			     "(SEL=VALUES): there is no TPM to read them");
+	if (!rc)
+		rc = pcr_values(NULL, s, e);
+	if (!rc) {
+		*sel = s->ps.br[0].sel;
+		*vals = s->ps.br[0].vals;
+	}
+	free(s);
+	return rc;
+}
+
 /* The sealed object's template for policy ps. */
 static int make_template(const struct policy_spec *ps,
 			 struct tpm2_public *tmpl, struct tberr *e)

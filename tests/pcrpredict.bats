@@ -24,7 +24,7 @@ SHA1LOG=event-uefi-sha1-log.bin		# legacy SHA-1; event 15 an app
 setup_file() { swtpm_start; }
 teardown_file() { swtpm_stop; }
 
-# The small build leaves pcrpredict out (Makefile TINY_OUT, docs/tiny.md).
+# The small build leaves pcrpredict out (Makefile TINY_OMIT, docs/tiny.md).
 setup() {
 	T=$BATS_TEST_TMPDIR
 	"$TPMBOX" --list | grep -q '^pcrpredict ' ||

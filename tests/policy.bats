@@ -383,3 +383,34 @@ uki_extend() {
 	assert_failure 4
 	assert_output --partial "match none of the 1 signed"
 }
+
+@test "reseal: a PCR blob to two states, and a signed-policy blob (--signature) to a PCR one" {
+	pcr16 now
+	tb seal -p sha256:16 -o old secret
+	tb reseal -p sha256:16 -p "sha256:16=$(val16 next)" -o new old
+	run tb unseal new
+	assert_success
+	assert_output "the disk key"
+	pcr16 next
+	run tb unseal new
+	assert_success
+	assert_output "the disk key"
+	# signed OLD: reseal needs its signature, then seals NEW to the PCRs
+	openssl genrsa -out k.pem 2048 2>/dev/null
+	openssl rsa -in k.pem -pubout -out k.pub 2>/dev/null
+	tb seal --authorized-by k.pub -o sold secret
+	printf '{"sha256":[%s]}\n' "$(entry k.pem sha256 16 \
+		"$(polpcr16 "$(val16 next)")")" > sig.json
+	run tb reseal -p sha256:16 -o new2 sold
+	assert_failure 2
+	assert_output --partial "give --signature"
+	[ ! -e new2 ]
+	tb reseal --signature sig.json -p sha256:16 -o new2 sold
+	run tb unseal new2
+	assert_success
+	assert_output "the disk key"
+	# and NEW may itself be signed-policy
+	tb reseal --signature sig.json --authorized-by k.pub -o new3 sold
+	run tb unseal --signature sig.json new3
+	assert_success
+}

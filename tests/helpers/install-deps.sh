@@ -16,10 +16,11 @@ tiny="musl-tools"
 # make check: every tool a test calls, on a fresh minbase root (trousers,
 # tpm-tools and tpm-quote-tools: the TPM 1.2 oracle, tests/helpers/tcsd.bash;
 # pesign, osslsigncode and the EFI binaries of systemd-boot-efi, shim-signed
-# and grub-efi-amd64-signed: tests/pcrpredict.bats's Authenticode oracles).
+# and grub-efi-amd64-signed: tests/pcrpredict.bats's Authenticode oracles;
+# and systemd's systemd-measure and the swtpm TCTI it loads: issue 11's oracle).
 check="$demo $tiny swtpm-tools bats bats-assert bats-support tpm2-tools socat
 	openssl age xxd jq bc file procps passwd groff-base python3 time util-linux
-	strace trousers tpm-tools tpm-quote-tools
+	strace trousers tpm-tools tpm-quote-tools systemd libtss2-tcti-swtpm0
 	clang clang-tools libclang-rt-14-dev valgrind cppcheck
 	qemu-system-x86 ovmf busybox-static cpio cryptsetup-bin initramfs-tools-core
 	pesign osslsigncode systemd-boot-efi shim-signed grub-efi-amd64-signed"
