@@ -8,7 +8,7 @@
 #                  run in docs/hardening.md uses 1200)
 #   FAULT_SEED=S   proxy seed (default random; printed for replay)
 #   FAULT_APPLETS="a b"  only these applets (unseal-or: a blob sealed to
-#                  two PCR states; unseal-to, unseal-to-ek:
+#                  two PCR states; unseal-sig: one sealed --authorized-by; unseal-to, unseal-to-ek:
 #                  unseal of a blob from seal --to or --to-ek, which
 #                  imports it; seal-escrow: seal with
 #                  escrow copies and a recovery code; reseal-escrow:
@@ -107,6 +107,21 @@ prep_state() {
 		tb seal -p "sha256:15=$(printf '%064d' 1)" -p sha256:15 -f \
 			-o "$FD/orblob" "$FD/data32" >/dev/null 2>&1 || true
 	fi
+	# unseal-sig's blob: sealed --authorized-by a key that signed
+	# PCR 15's value now (policysign)
+	if has_applet policysign &&
+	   ! tb unseal --signature "$FD/sig.json" "$FD/sigblob" \
+		>/dev/null 2>&1; then
+		[ -s "$FD/signer.key" ] ||
+			openssl genrsa -out "$FD/signer.key" 2048 2>/dev/null
+		openssl rsa -in "$FD/signer.key" -pubout \
+			-out "$FD/signer.pub" 2>/dev/null
+		tb pcrread sha256:15 > "$FD/pcr15.txt" 2>/dev/null &&
+		tb policysign -k "$FD/signer.key" -P "$FD/pcr15.txt" -f \
+			-o "$FD/sig.json" >/dev/null 2>&1 &&
+		tb seal --authorized-by "$FD/signer.pub" -f -o "$FD/sigblob" \
+			"$FD/data32" >/dev/null 2>&1 || true
+	fi
 	if has_applet akcreate && ! tb quote -k "$FD/ak.blob" -p sha256:0 \
 			-o "$FD/q.tmp" -f >/dev/null 2>&1; then
 		tb akcreate -o "$FD/ak.blob" --pub "$FD/ak.pem" -f \
@@ -181,6 +196,7 @@ recipe() {
 				cmp -s - "$FD/data32"' ;;
 	recover) return 2 ;;	# never opens the TPM
 	makecredential) return 2 ;;	# likewise
+	policysign|pcrpredict) return 2 ;;	# likewise (host-side only)
 	dalock) ARGS=(dalock --reset) ;;
 	persist) ARGS=(persist --ek --ecc)
 		PRE='tb evict 0x81010002 --yes'
@@ -232,6 +248,12 @@ recipe() {
 		[ -s "$FD/orblob" ] || return 2
 		ARGS=(unseal -o "$OUT" "$FD/orblob")
 		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
+	unseal-sig) OUT=$FD/out
+		# a signed policy: PCR_Read, LoadExternal, VerifySignature,
+		# PolicyPCR, PolicyAuthorize, Unseal
+		[ -s "$FD/sigblob" ] || return 2
+		ARGS=(unseal --signature "$FD/sig.json" -o "$OUT" "$FD/sigblob")
+		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
 	unseal) OUT=$FD/out
 		ARGS=(unseal --auth str:pw -o "$OUT" "$FD/blob")
 		# The response is HMAC-checked and encrypted: an exit-0 unseal
@@ -275,6 +297,7 @@ applets() {
 		[ -s "$FD/toblob" ] && echo unseal-to
 		[ -s "$FD/ekblob" ] && echo unseal-to-ek
 		[ -s "$FD/orblob" ] && echo unseal-or
+		[ -s "$FD/sigblob" ] && echo unseal-sig
 		has_applet clearall && echo clearall
 	fi
 }
