@@ -22,7 +22,15 @@ ARCH=event-arch-linux.bin		# sha1, sha256; 9 a driver, 22 an app
 SHA1LOG=event-uefi-sha1-log.bin		# legacy SHA-1; event 15 an app
 
 setup_file() { swtpm_start; }
-teardown_file() { swtpm_stop; }
+teardown_file() {
+	local p
+	swtpm_stop
+	# and the one a test started for itself
+	for p in "$BATS_FILE_TMPDIR"/swtpm.*/pid; do
+		[ -s "$p" ] && kill "$(cat "$p")" 2>/dev/null
+	done
+	true
+}
 
 # The small build leaves pcrpredict out (Makefile TINY_OMIT, docs/tiny.md).
 setup() {
@@ -431,4 +439,44 @@ $(grep -E '^sha1:0 ' "$T/all")" ]
 	run tb unseal blob
 	[ "$status" -eq 0 ]
 	[ "$output" = "next boot's secret" ]
+}
+
+@test "predict: the whole update: sealed to now and the prediction (PolicyOR), and signed for both (policysign -P); each unseals before and after" {
+	need_fix
+	cd "$T"
+	# a TPM of its own: PCRs 4 and 7 still as the firmware left them
+	swtpm_stop
+	swtpm_start
+	mk_app_logs "$GCE" 23 sha1,sha256,sha384
+	tb pcrpredict --log base.bin --replace-app "$SDB=$STUB" -p sha256:4,7 >pred
+	tb pcrread sha256:4,7 >now
+	echo "the disk key" >secret
+	tb seal -P now -P pred -o orblob secret
+	openssl genrsa -out k.pem 2048 2>/dev/null
+	openssl rsa -in k.pem -pubout -out k.pub 2>/dev/null
+	tb seal --authorized-by k.pub -o sblob secret
+	tb policysign -k k.pem -P now -o sig.json
+	tb policysign -k k.pem -P pred --append -o sig.json
+	[ "$(jq '.sha256 | length' sig.json)" -eq 2 ]
+	for b in "orblob" "--signature sig.json sblob"; do
+		# shellcheck disable=SC2086
+		run tb unseal $b
+		[ "$status" -eq 0 ] && [ "$output" = "the disk key" ]
+	done
+	# the update boots: swtpm's PCRs 4 and 7 reach the prediction
+	evl list want.bin | awk '($2 == 4 || $2 == 7) && $3 != "0x00000003" {
+		for (i = 4; i <= NF; i++) if ($i ~ /^sha256=/) { sub("sha256=", "", $i); print $2, $i } }' >ext
+	while read -r pcr hex; do tpm2_pcrextend "$pcr:sha256=$hex"; done <ext
+	diff <(tb pcrread sha256:4,7) pred
+	for b in "orblob" "--signature sig.json sblob"; do
+		# shellcheck disable=SC2086
+		run tb unseal $b
+		[ "$status" -eq 0 ] && [ "$output" = "the disk key" ]
+	done
+	# and one more change, not signed nor sealed to: both refuse
+	tpm2_pcrextend "7:sha256=$(printf later | sha256sum | cut -c1-64)"
+	run tb unseal orblob
+	[ "$status" -eq 4 ]
+	run tb unseal --signature sig.json sblob
+	[ "$status" -eq 4 ]
 }

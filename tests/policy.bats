@@ -283,14 +283,20 @@ EOF
 	t2_flush
 }
 
-@test "signed policy: tpm2-tools unseals tpmbox's blob with loadexternal, verifysignature, policypcr, policyauthorize" {
+@test "signed policy: policysign's JSON: tpmbox unseals with it, and tpm2-tools (loadexternal, verifysignature, policypcr, policyauthorize) unseals tpmbox's blob with it" {
 	openssl genrsa -out k.pem 2048 2>/dev/null
 	openssl rsa -in k.pem -pubout -out k.pub 2>/dev/null
 	tb seal --authorized-by k.pub -o blob secret
 	tss2_pieces blob p
 	pcr16 t
-	polpcr16 "$(val16 t)" | xxd -r -p > approved.pol
-	openssl dgst -sha256 -sign k.pem -out sig.bin approved.pol
+	tb policysign -k k.pem -p "sha256:16=$(val16 t)" -o sig.json
+	run tb unseal --signature sig.json blob
+	assert_success
+	assert_output "the disk key"
+	# the entry's pol and sig, as tpm2-tools takes them
+	jq -r '.sha256[0].pol' sig.json | xxd -r -p > approved.pol
+	jq -r '.sha256[0].sig' sig.json | base64 -d > sig.bin
+	assert_equal "$(xxd -p -c 64 approved.pol)" "$(polpcr16 "$(val16 t)")"
 	tpm2_loadexternal -C o -G rsa -u k.pub -c key.ctx -n key.name >/dev/null
 	tpm2_verifysignature -c key.ctx -g sha256 -m approved.pol -s sig.bin \
 		-f rsassa -t tk.bin >/dev/null

@@ -103,7 +103,7 @@ swtpm_stop() {
 		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	{ [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; } || true
 	true
 }
 
