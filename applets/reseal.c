@@ -314,7 +314,8 @@ static int run(struct ctx *c, int argc, char **argv)
 			rc = ctx_fail(c);
 			goto out;
 		}
-		if (cplen != slen || memcmp(copy, secret, slen)) {
+		if (!secret || !copy || cplen != slen ||
+		    memcmp(copy, secret, slen)) {
 			err_set(&c->e, EX_FAIL, "%s: the recovery code's escrow "
 				"copy does not hold the sealed secret (altered "
 				"blob?)", r.in);

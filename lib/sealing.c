@@ -851,7 +851,7 @@ static int pick_signature(struct tpm *t, struct unseal_job *j,
 		u.b[0].mask |= j->sigs->e[i].pcrs;
 	if (u.b[0].mask && tpm2_pcr_read(t, &u, cur)) {
 		free(cur);
-		return e->code;
+		return e->code ? e->code : EX_FAIL;
 	}
 	if (!u.b[0].mask)
 		cur->n = 0;
@@ -907,9 +907,9 @@ static int signature_ticket(struct tpm *t, struct unseal_job *j,
 	uint32_t h = 0;
 	int rc;
 
-	if (hash_buf(TPM2_ALG_SHA256, x->pol, sizeof(x->pol), ahash))
+	if (!x || hash_buf(TPM2_ALG_SHA256, x->pol, sizeof(x->pol), ahash))
 		return err_set(e, EX_FAIL, "hashing the policy failed");
-	if ((rc = tpm2_load_external(t, &j->signer, TPM2_RH_OWNER, &h)))
+	if (tpm2_load_external(t, &j->signer, TPM2_RH_OWNER, &h))
 		return err_prefix(e, "%s: loading the signer's key", j->name);
 	rc = tpm2_verify_signature(t, h, j->signer.name, j->signer.namelen,
 				   &j->signer, ahash, sizeof(ahash), x->sig,
