@@ -14,6 +14,7 @@ enum {
 	EX_AUTH = 4,		/* wrong auth, PCR or policy mismatch */
 	EX_LOCKOUT = 5,
 	EX_NOENT = 6,		/* no such object */
+	EX_REBOOT = 7,		/* done; takes effect after a TPM reset */
 	EX_NOAPPLET = 127,
 };
 

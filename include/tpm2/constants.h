@@ -26,6 +26,7 @@
 #define TPM2_CC_DictionaryAttackLockReset 0x0139
 #define TPM2_CC_DictionaryAttackParameters 0x013a
 #define TPM2_CC_PCR_Extend		0x0182
+#define TPM2_CC_PCR_Allocate		0x012b
 #define TPM2_CC_SelfTest		0x0143
 #define TPM2_CC_Startup			0x0144
 #define TPM2_CC_Shutdown		0x0145

@@ -10,6 +10,7 @@
 #include "tpm2/constants.h"
 
 struct tpm;
+struct tpm2_auth;
 
 struct pcr_sel {
 	int n;			/* banks, in the order given */
@@ -55,6 +56,22 @@ void pcr_sel_marshal(struct tb *b, const struct pcr_sel *sel);
 /* Count of selected PCRs. */
 int pcr_sel_count(const struct pcr_sel *sel);
 
+/* Every bank the TPM implements, as TPM_CAP_PCRS lists it (a bank with
+ * an empty selection is implemented but not allocated), and the PCR count
+ * (TPM_PT_PCR_COUNT). */
+int tpm2_pcr_implemented(struct tpm *t, struct pcr_sel *impl,
+			 unsigned *npcrs);
+/* TPM2_PCR_Allocate's answer. */
+struct pcr_alloc {
+	int success;		/* allocationSuccess */
+	uint32_t max_pcr, size_needed, size_available;
+};
+/* TPM2_PCR_Allocate with the platform hierarchy (pa): sel lists every
+ * implemented bank with the PCRs it is to have after the next TPM reset
+ * (a bank left out keeps its allocation).  The TPM keeps the request for
+ * the next _TPM_Init; the answer says whether it can. */
+int tpm2_pcr_allocate(struct tpm *t, struct tpm2_auth *pa,
+		      const struct pcr_sel *sel, struct pcr_alloc *out);
 /* Allocated banks (TPM_CAP_PCRS; a bank with an empty selection is not
  * allocated) and the PCR count (TPM_PT_PCR_COUNT). */
 int tpm2_pcr_banks(struct tpm *t, struct pcr_sel *alloc, unsigned *npcrs);

@@ -60,6 +60,7 @@ static const struct {
 	{TPM2_CC_PCR_Read, "TPM2_PCR_Read"},
 	{TPM2_CC_PolicyPCR, "TPM2_PolicyPCR"},
 	{TPM2_CC_PolicyOR, "TPM2_PolicyOR"},
+	{TPM2_CC_PCR_Allocate, "TPM2_PCR_Allocate"},
 	{TPM2_CC_PolicyRestart, "TPM2_PolicyRestart"},
 	{TPM2_CC_PolicyAuthValue, "TPM2_PolicyAuthValue"},
 	{TPM2_CC_PolicyPassword, "TPM2_PolicyPassword"},

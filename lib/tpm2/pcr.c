@@ -270,31 +270,76 @@ static int sel_unmarshal(struct tb *r, struct pcr_sel *sel)
 	return tb_err(r) ? -1 : 0;
 }
 
-int tpm2_pcr_banks(struct tpm *t, struct pcr_sel *alloc, unsigned *npcrs)
+int tpm2_pcr_implemented(struct tpm *t, struct pcr_sel *impl,
+			 unsigned *npcrs)
 {
 	uint8_t buf[TPM_BUF_SIZE];
 	size_t len;
-	struct pcr_sel all;
 	struct tb r;
 	uint32_t v;
-	int i, rc;
+	int rc;
 
 	if ((rc = tpm2_getcap_raw(t, TPM2_CAP_PCRS, 0, 1, buf, sizeof(buf),
 				  &len)))
 		return rc;
 	tb_init_read(&r, buf, len);
-	if (sel_unmarshal(&r, &all) || tb_left(&r))
+	if (sel_unmarshal(&r, impl) || tb_left(&r))
 		return err_set(t->e, EX_IO, "TPM2_GetCapability: malformed "
 			       "PCR allocation");
-	memset(alloc, 0, sizeof(*alloc));
-	for (i = 0; i < all.n; i++)
-		if (all.b[i].mask && hash_size(all.b[i].alg))
-			alloc->b[alloc->n++] = all.b[i];
 	if ((rc = tpm2_getprop(t, TPM2_PT_PCR_COUNT, &v)))
 		return rc;
 	if (v == 0 || v > 32)
 		return err_set(t->e, EX_IO, "TPM reports %u PCRs", v);
 	*npcrs = v;
+	return 0;
+}
+
+int tpm2_pcr_banks(struct tpm *t, struct pcr_sel *alloc, unsigned *npcrs)
+{
+	struct pcr_sel all;
+	int i, rc;
+
+	if ((rc = tpm2_pcr_implemented(t, &all, npcrs)))
+		return rc;
+	memset(alloc, 0, sizeof(*alloc));
+	for (i = 0; i < all.n; i++)
+		if (all.b[i].mask && hash_size(all.b[i].alg))
+			alloc->b[alloc->n++] = all.b[i];
+	return 0;
+}
+
+int tpm2_pcr_allocate(struct tpm *t, struct tpm2_auth *pa,
+		      const struct pcr_sel *sel, struct pcr_alloc *out)
+{
+	uint8_t pb[4 + TPM2_MAX_BANKS * 7];
+	struct tpm2_call c;
+	struct tb b, r;
+	int rc;
+
+	tb_init(&b, pb, sizeof(pb));
+	pcr_sel_marshal(&b, sel);
+	if (tb_err(&b))
+		return err_set(t->e, EX_FAIL, "TPM2_PCR_Allocate: bad "
+			       "parameters");
+	memset(&c, 0, sizeof(c));
+	c.cc = TPM2_CC_PCR_Allocate;
+	c.nh = 1;
+	c.h[0] = TPM2_RH_PLATFORM;
+	c.na = 1;
+	c.auth[0] = pa;
+	c.params = pb;
+	c.plen = b.len;
+	if ((rc = tpm2_call(t, &c)))
+		return rc;
+	/* allocationSuccess, maxPCR, sizeNeeded, sizeAvailable */
+	tb_init_read(&r, c.rparams, c.rplen);
+	out->success = tb_get_u8(&r);
+	out->max_pcr = tb_get_u32(&r);
+	out->size_needed = tb_get_u32(&r);
+	out->size_available = tb_get_u32(&r);
+	if (tb_err(&r) || tb_left(&r) || out->success > 1)
+		return err_set(t->e, EX_IO, "TPM2_PCR_Allocate: malformed "
+			       "response");
 	return 0;
 }
 

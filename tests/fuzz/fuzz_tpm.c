@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 16) {
+	switch (op % 17) {
 	case 0:
 		tpm2_getrandom(t, buf, (size_t)arg * 4 + 1);
 		break;
@@ -240,6 +240,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      k.name, k.namelen, &tk);
 		if (h)
 			tpm2_flush(t, h);
+		break;
+	}
+	case 16: {
+		/* pcrallocate: the implemented banks, then the answer */
+		struct pcr_sel impl;
+		struct pcr_alloc res;
+		struct tpm2_auth a;
+		unsigned n;
+
+		tpm2_auth_pw(&a, NULL, 0);
+		if (tpm2_pcr_implemented(t, &impl, &n) == 0)
+			tpm2_pcr_allocate(t, &a, &impl, &res);
 		break;
 	}
 	}

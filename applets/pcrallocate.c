@@ -1,0 +1,151 @@
+/* pcrallocate: choose the active PCR banks (TPM2_PCR_Allocate with the
+ * platform hierarchy); the change takes effect at the next TPM reset. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "applet.h"
+#include "tpm2/constants.h"
+#include "tpm2/nv.h"
+#include "tpm2/pcr.h"
+#include "tpm2/rc.h"
+#include "tpm2/srk.h"
+
+static const char usage[] =
+	"usage: pcrallocate [--platform-auth AUTH] BANKS\n"
+	"Make BANKS (e.g. sha256, or sha1,sha256) the active PCR banks, every\n"
+	"PCR in each, and no other bank, from the next TPM reset (reboot) on:\n"
+	"TPM2_PCR_Allocate with the platform hierarchy.  Prints the banks\n"
+	"active now and after the reset; exit 7 when the change is made and\n"
+	"waits for the reset, 0 when BANKS are already the active banks.\n"
+	"  --platform-auth AUTH  the platform hierarchy's auth value (empty\n"
+	"             by default); it keys a salted session and is never sent\n"
+	"Most firmware disables the platform hierarchy before the OS boots:\n"
+	"then ask the firmware (its setup menu, or the physical presence\n"
+	"interface, PPI operation 23, under /sys/class/tpm/tpm0/ppi).\n"
+	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
+
+static const char shortopts[] = "";
+static const struct option longopts[] = {
+	{ "platform-auth", required_argument, NULL, 'p' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* "sha1, sha256" for the banks of sel with a selection (all: any). */
+static void print_banks(const char *what, const struct pcr_sel *sel)
+{
+	int i, k = 0;
+
+	printf("%s:", what);
+	for (i = 0; i < sel->n; i++)
+		if (sel->b[i].mask)
+			printf("%s %s", k++ ? "," : "", alg_name(sel->b[i].alg));
+	printf("%s\n", k ? "" : " none");
+}
+
+static int refused(struct ctx *c)
+{
+	uint32_t b = rc_base(c->e.rc);
+
+	if (b == 0x085) {	/* TPM_RC_HIERARCHY */
+		err_set(&c->e, EX_FAIL, "the platform hierarchy is disabled "
+			"(firmware disables it before the OS boots on most "
+			"machines)");
+		err_hint(&c->e, "ask the firmware: its setup menu, or the "
+			 "physical presence interface (PPI operation 23, "
+			 "/sys/class/tpm/tpm0/ppi/request)");
+	} else if (b == 0x08e || b == 0x0a2) {	/* AUTH_FAIL, BAD_AUTH */
+		err_set(&c->e, EX_AUTH, "the platform auth value is wrong");
+		err_hint(&c->e, "give it with --platform-auth; firmware "
+			 "usually sets a random one and disables the hierarchy");
+	}
+	return ctx_fail(c);
+}
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	const char *platspec = NULL;
+	uint16_t want[TPM2_MAX_BANKS];
+	struct pcr_sel impl, next;
+	struct pcr_alloc res;
+	struct nv_auth na;
+	unsigned npcrs, i;
+	uint32_t full;
+	int o, nwant = 0, j, same = 1, rc;
+	struct tpm *t;
+
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (o) {
+		case 'p': platspec = optarg; break;
+		default: return ctx_usage(c, "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return ctx_usage(c, "expected one BANKS list (e.g. sha256)");
+	if (pcr_banks_parse(argv[optind], want, &nwant, &c->e))
+		return ctx_fail(c);
+
+	/* Step 1: the banks the TPM implements and has active, HMACed in
+	 * the process session. */
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	    tpm2_pcr_implemented(t, &impl, &npcrs))
+		return ctx_fail(c);
+	full = npcrs == 32 ? 0xffffffffu : (1u << npcrs) - 1;
+	for (j = 0; j < nwant; j++) {
+		for (i = 0; i < (unsigned)impl.n && impl.b[i].alg != want[j];
+		     i++)
+			;
+		if (i == (unsigned)impl.n) {
+			char names[128] = "";
+
+			for (i = 0; i < (unsigned)impl.n; i++)
+				snprintf(names + strlen(names), sizeof(names) -
+					 strlen(names), "%s%s", i ? ", " : "",
+					 alg_name(impl.b[i].alg));
+			err_set(&c->e, EX_USAGE, "this TPM has no %s bank",
+				alg_name(want[j]));
+			err_hint(&c->e, "it implements %s", names);
+			return ctx_fail(c);
+		}
+	}
+	/* Step 2: the allocation after the reset: every implemented bank,
+	 * full when wanted, empty when not. */
+	next = impl;
+	for (i = 0; i < (unsigned)next.n; i++) {
+		int w = 0;
+
+		for (j = 0; j < nwant; j++)
+			w |= want[j] == next.b[i].alg;
+		next.b[i].mask = w ? full : 0;
+		if (next.b[i].mask != impl.b[i].mask)
+			same = 0;
+	}
+	print_banks("active now", &impl);
+	if (same) {
+		printf("nothing to change\n");
+		return 0;
+	}
+	/* Step 3: the request, the platform value keying a salted
+	 * session (the empty one by default). */
+	if (nv_hier_auth_begin(t, &na, TPM2_RH_PLATFORM, platspec, 0))
+		return ctx_fail(c);
+	rc = tpm2_pcr_allocate(t, &na.a, &next, &res);
+	auth_wipe(&na.v);
+	if (rc)
+		return refused(c);
+	if (!res.success) {
+		err_set(&c->e, EX_FAIL, "the TPM cannot allocate these banks "
+			"(it needs %u bytes, it has %u)", res.size_needed,
+			res.size_available);
+		return ctx_fail(c);
+	}
+	print_banks("after the next TPM reset", &next);
+	err_set(&c->e, EX_REBOOT, "done: the banks change at the next "
+		"reboot or TPM reset (exit 7)");
+	return ctx_fail(c);
+}
+
+const struct applet applet_pcrallocate = {
+	"pcrallocate", "choose the active PCR banks (after the next reset)",
+	usage, run, shortopts, longopts, APPLET_PIN
+};
