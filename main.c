@@ -474,7 +474,7 @@ static int handles_secrets(const char *name)
 		"akcreate", "quote", "nvdefine", "nvread", "nvwrite",
 		"nvextend", "nvincrement", "nvsetbits", "nvrelease",
 		"recover", "reseal", "activatecredential", "makecredential",
-		"policysign",
+		"policysign", "dalock", "persist", "evict", "pcrallocate",
 	};
 	size_t j;
 
