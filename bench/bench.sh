@@ -61,6 +61,11 @@ wf_getrandom_t2() { t2 tpm2_getrandom 32 >/dev/null; }
 wf_pcrread_tpmbox() { tb pcrread sha256:7 >/dev/null; }
 wf_pcrread_t2() { t2 tpm2_pcrread sha256:7 >/dev/null; }
 
+# the dictionary-attack state (dalock's answers HMACed; tpm2-tools reads
+# the same properties in clear)
+wf_dalock_tpmbox() { tb dalock >/dev/null; }
+wf_dalock_t2() { t2 tpm2_getcap properties-variable >/dev/null; }
+
 wf_extend_tpmbox() { tb extend 16 -d "$DIGEST" -b sha256; }
 wf_extend_t2() { t2 tpm2_pcrextend "16:sha256=$DIGEST"; }
 
@@ -133,6 +138,7 @@ workflow() {
 workflow getrandom 1 1 "getrandom 32"
 workflow pcrread 1 1 "pcrread sha256:7"
 workflow extend 1 1 "extend PCR 16 (sha256)"
+workflow dalock 1 1 "dalock (DA state)"
 workflow seal 2 12 "seal+unseal (PCR policy)"
 workflow quote 2 4 "quote+checkquote"
 
