@@ -127,8 +127,9 @@ install: $(BIN)
 		$(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tpmbox
-	for a in $(APPLETS); do ln -sf $(PREFIX)/bin/tpmbox \
-		$(DESTDIR)$(LIBEXECDIR)/$$a; done
+	# the links of the applets the binary has (make tiny leaves some out)
+	for a in $$($(abspath $(BIN)) --list | awk '{print $$1}'); do \
+		ln -sf $(PREFIX)/bin/tpmbox $(DESTDIR)$(LIBEXECDIR)/$$a; done
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 completions/tpmbox.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tpmbox

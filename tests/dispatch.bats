@@ -618,7 +618,8 @@ extended() {
 	run env BENCH_RUNS=20 bash "$ROOT/bench/bench.sh"
 	assert_success
 	for w in "getrandom 32" "pcrread sha256:7" "extend PCR 16 (sha256)" \
-		 "seal+unseal (PCR policy)" "quote+checkquote"; do
+		 "dalock (DA state)" "seal+unseal (PCR policy)" \
+		 "quote+checkquote"; do
 		assert_line --regexp "^$(printf '%s' "$w" | sed 's/[()+]/\\&/g') +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3} "
 	done
 	assert_line --regexp "^  whole workflow +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3}$"
@@ -630,8 +631,8 @@ extended() {
 	assert_line --regexp '^worst ratio tpmbox/tpm2-tools: [0-9.]+ '
 	# make check and make bench give it the small musl build too
 	if [ -n "${TPMBOX_TINY:-}" ]; then
-		[ "$(grep -c '^  musl build (tiny) ' <<< "$output")" -eq 5 ]
-		[ "$(grep -c '^  musl / glibc ' <<< "$output")" -eq 5 ]
+		[ "$(grep -c '^  musl build (tiny) ' <<< "$output")" -eq 6 ]
+		[ "$(grep -c '^  musl / glibc ' <<< "$output")" -eq 6 ]
 		assert_line --regexp "^tpmbox musl build: $(stat -c %s "$TPMBOX_TINY") bytes, statically linked: yes$"
 		assert_line --regexp '^worst ratio musl build/tpm2-tools: [0-9.]+$'
 	fi
