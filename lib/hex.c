@@ -17,7 +17,7 @@ void hex_encode(const uint8_t *p, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-static int nib(char c)
+int hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -38,7 +38,7 @@ long hex_decode(const char *s, uint8_t *out, size_t cap)
 	if (n % 2 || n / 2 > cap)
 		return -1;
 	for (i = 0; i < n / 2; i++) {
-		int hi = nib(s[2 * i]), lo = nib(s[2 * i + 1]);
+		int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;

@@ -119,17 +119,6 @@ static int expect(struct jp *j, char c, const char *where)
 	return 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A string (at its opening quote) into out[0..STR_MAX], NUL-terminated;
  * escapes decoded. */
 static int string(struct jp *j, const char *name, char *out, size_t *len)
@@ -171,7 +160,7 @@ static int string(struct jp *j, const char *name, char *out, size_t *len)
 				c = 0;
 				for (k = 1; k <= 4; k++) {
 					if (j->pos + k >= j->n ||
-					    (d = hexval((unsigned char)
+					    (d = hex_digit((unsigned char)
 							j->s[j->pos + k])) < 0)
 						return fail(j, "a \\u escape "
 							    "without four hex "
@@ -278,7 +267,7 @@ static int hex32(struct jp *j, const char *name, uint8_t out[32])
 	if (string(j, name, s, &n))
 		return EX_FAIL;
 	for (i = 0; i < n; i++)
-		if (hexval((unsigned char)s[i]) < 0)
+		if (hex_digit((unsigned char)s[i]) < 0)
 			return fail(j, "%s is not hex", name);
 	if (n != 64)
 		return fail(j, "%s has %zu hex digits, not 64", name, n);

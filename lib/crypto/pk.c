@@ -144,6 +144,20 @@ static void put_p256(struct tb *b, const void *arg)
 
 struct rsa_pub { const uint8_t *n; size_t nlen; uint8_t e[4]; };
 
+/* n and the exponent e (0 meaning 65537) as 4 big-endian bytes */
+static void rsa_pub_set(struct rsa_pub *r, const uint8_t *n, size_t nlen,
+			uint32_t e)
+{
+	if (!e)
+		e = 65537;
+	r->n = n;
+	r->nlen = nlen;
+	r->e[0] = (uint8_t)(e >> 24);
+	r->e[1] = (uint8_t)(e >> 16);
+	r->e[2] = (uint8_t)(e >> 8);
+	r->e[3] = (uint8_t)e;
+}
+
 static size_t rsa_body(const struct rsa_pub *r)
 {
 	return der_mag_size(r->n, r->nlen) + der_mag_size(r->e, 4);
@@ -173,14 +187,9 @@ int pk_der_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
 int pk_der_rsa(const uint8_t *n, size_t nlen, uint32_t e, uint8_t **der,
 	       size_t *derlen)
 {
-	struct rsa_pub r = { n, nlen, { 0 } };
+	struct rsa_pub r;
 
-	if (!e)
-		e = 65537;
-	r.e[0] = (uint8_t)(e >> 24);
-	r.e[1] = (uint8_t)(e >> 16);
-	r.e[2] = (uint8_t)(e >> 8);
-	r.e[3] = (uint8_t)e;
+	rsa_pub_set(&r, n, nlen, e);
 	if (check_rsa(n, nlen, r.e))
 		return -1;
 	return spki(alg_rsa, sizeof(alg_rsa), der_size(rsa_body(&r)),
@@ -236,14 +245,9 @@ int pk_fingerprint(int rsa, const uint8_t *a, size_t alen, const uint8_t *b,
 
 	tb_init(&t, mem, sizeof(mem));
 	if (rsa) {
-		struct rsa_pub r = { a, alen, { 0 } };
+		struct rsa_pub r;
 
-		if (!e)
-			e = 65537;
-		r.e[0] = (uint8_t)(e >> 24);
-		r.e[1] = (uint8_t)(e >> 16);
-		r.e[2] = (uint8_t)(e >> 8);
-		r.e[3] = (uint8_t)e;
+		rsa_pub_set(&r, a, alen, e);
 		put_rsa(&t, &r);
 	} else {
 		struct ec_pt p = { a, b, alen, blen };

@@ -417,14 +417,40 @@ int tpm2_create(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 	return 0;
 }
 
+/* The answer of Load or LoadExternal: the handle, and the object's name,
+ * which must be pub's (else the object is flushed). */
+static int loaded_name(struct tpm *t, struct tpm2_call *c,
+		       const struct tpm2_public *pub, uint32_t *handle)
+{
+	uint8_t name[TPM2_NAME_MAX];
+	struct tb r;
+	size_t nn;
+	int rc;
+
+	*handle = c->rh;
+	tb_init_read(&r, c->rparams, c->rplen);
+	nn = tb_get_tpm2b(&r, name, sizeof(name));
+	if (tb_err(&r) || tb_left(&r)) {
+		rc = bad_response(t, c->cc, "name");
+	} else if (nn != pub->namelen || memcmp(name, pub->name, nn)) {
+		rc = err_set(t->e, EX_FAIL, "%s: the name the TPM returned "
+			     "does not match the public area",
+			     c->cc == TPM2_CC_Load ? "TPM2_Load" :
+			     "TPM2_LoadExternal");
+	} else {
+		return 0;
+	}
+	tpm2_flush(t, *handle);
+	*handle = 0;
+	return rc;
+}
+
 int tpm2_load_external(struct tpm *t, const struct tpm2_public *pub,
 		       uint32_t hier, uint32_t *handle)
 {
 	uint8_t pbuf[TPM2_PUBLIC_MAX + 16];
-	uint8_t name[TPM2_NAME_MAX];
 	struct tpm2_call c = {0};
-	struct tb b, r;
-	size_t nn;
+	struct tb b;
 	int rc;
 
 	tb_init(&b, pbuf, sizeof(pbuf));
@@ -439,20 +465,7 @@ int tpm2_load_external(struct tpm *t, const struct tpm2_public *pub,
 	c.nrh = 1;
 	if ((rc = tpm2_call(t, &c)))
 		return rc;
-	*handle = c.rh;
-	tb_init_read(&r, c.rparams, c.rplen);
-	nn = tb_get_tpm2b(&r, name, sizeof(name));
-	if (tb_err(&r) || tb_left(&r)) {
-		rc = bad_response(t, c.cc, "name");
-	} else if (nn != pub->namelen || memcmp(name, pub->name, nn)) {
-		rc = err_set(t->e, EX_FAIL, "TPM2_LoadExternal: the name the "
-			     "TPM returned does not match the public key");
-	} else {
-		return 0;
-	}
-	tpm2_flush(t, *handle);
-	*handle = 0;
-	return rc;
+	return loaded_name(t, &c, pub, handle);
 }
 
 int tpm2_load(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
@@ -461,11 +474,9 @@ int tpm2_load(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 	      uint32_t *handle)
 {
 	uint8_t pbuf[TPM2_PUBLIC_MAX + TPM2_PRIVATE_MAX + 8];
-	uint8_t name[TPM2_NAME_MAX];
 	struct tpm2_call c = {0};
 	struct tpm2_auth tmp;
-	struct tb b, r;
-	size_t nn;
+	struct tb b;
 	int rc;
 
 	tb_init(&b, pbuf, sizeof(pbuf));
@@ -485,20 +496,7 @@ int tpm2_load(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 	c.nrh = 1;
 	if ((rc = tpm2_call(t, &c)))
 		return rc;
-	*handle = c.rh;
-	tb_init_read(&r, c.rparams, c.rplen);
-	nn = tb_get_tpm2b(&r, name, sizeof(name));
-	if (tb_err(&r) || tb_left(&r)) {
-		rc = bad_response(t, c.cc, "name");
-	} else if (nn != pub->namelen || memcmp(name, pub->name, nn)) {
-		rc = err_set(t->e, EX_FAIL, "TPM2_Load: the name the TPM "
-			     "returned does not match the public area");
-	} else {
-		return 0;
-	}
-	tpm2_flush(t, *handle);
-	*handle = 0;
-	return rc;
+	return loaded_name(t, &c, pub, handle);
 }
 
 int tpm2_readpublic(struct tpm *t, uint32_t h, struct tpm2_public *pub)
