@@ -92,7 +92,6 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct pcr_vals *v = NULL;
 	struct evl log;
 	uint8_t *buf;
-	size_t len;
 	uint32_t i;
 
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -107,13 +106,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "expected at most one FILE");
 	if (optind < argc)
 		path = argv[optind];
-	if (file_read(path, EVL_MAX_FILE, &buf, &len, &c->e))
+	if (evl_read_file(path, &buf, &log, &c->e))
 		return ctx_fail(c);
-	if (evl_parse(buf, len, &log, &c->e)) {
-		free(buf);
-		err_prefix(&c->e, "%s", path);
-		return ctx_fail(c);
-	}
 	if (pcrs || chk) {
 		if (!(v = malloc(sizeof(*v)))) {
 			rc = ctx_usage(c, "out of memory");

@@ -165,7 +165,6 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct pred p;
 	struct evl log;
 	uint8_t *buf;
-	size_t len;
 
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
@@ -226,13 +225,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_fail(c);
 
 	/* Step 1: this boot's event log. */
-	if (file_read(path, EVL_MAX_FILE, &buf, &len, &c->e))
+	if (evl_read_file(path, &buf, &log, &c->e))
 		return ctx_fail(c);
-	if (evl_parse(buf, len, &log, &c->e)) {
-		free(buf);
-		err_prefix(&c->e, "%s", path);
-		return ctx_fail(c);
-	}
 	if (pred_init(&p, &log, &c->e)) {
 		rc = ctx_fail(c);
 		goto out;

@@ -122,6 +122,11 @@ struct evl_var {
  * -1 when it is not one. */
 int evl_var_parse(const struct evl_event *ev, struct evl_var *v);
 
+/* Read (bounded) and parse a log file: *buf (malloc'd) holds the bytes
+ * log points into; free it after evl_free.  Exit 6 when missing, 3 on I/O
+ * error, 1 when malformed (the message names path). */
+int evl_read_file(const char *path, uint8_t **buf, struct evl *log,
+		  struct tberr *e);
 /* Read (bounded), parse and replay a log file in one call (for checkquote).
  * Unlike evl_replay, PCRs 0-7 of every bank the log covers are given even
  * when no event extends them (at their reset value: 0, or the

@@ -391,22 +391,35 @@ static int replay(const struct evl *log, uint32_t reset_too,
 	return 0;
 }
 
+int evl_read_file(const char *path, uint8_t **buf, struct evl *log,
+		  struct tberr *e)
+{
+	size_t len;
+
+	*buf = NULL;
+	if (file_read(path, EVL_MAX_FILE, buf, &len, e))
+		return e->code ? e->code : EX_IO;
+	if (evl_parse(*buf, len, log, e)) {
+		free(*buf);
+		*buf = NULL;
+		err_prefix(e, "%s", path);
+		return e->code ? e->code : EX_FAIL;
+	}
+	return 0;
+}
+
 int eventlog_replay_file(const char *path, struct pcr_vals *out,
 			 struct tberr *e)
 {
 	uint8_t *buf;
-	size_t len;
 	struct evl log;
 	int rc;
 
 	out->n = 0;
-	if ((rc = file_read(path, EVL_MAX_FILE, &buf, &len, e)))
+	if ((rc = evl_read_file(path, &buf, &log, e)))
 		return rc;
-	rc = evl_parse(buf, len, &log, e);
-	if (!rc) {
-		rc = replay(&log, EVL_SRTM_PCRS, out, e);
-		evl_free(&log);
-	}
+	rc = replay(&log, EVL_SRTM_PCRS, out, e);
+	evl_free(&log);
 	free(buf);
 	if (rc)
 		err_prefix(e, "%s", path);
