@@ -16,11 +16,16 @@ export TPMBOX
 
 tb() { "$TPMBOX" "$@"; }
 
-# A free TCP port pair (P, P+1) on loopback.
+# A free TCP port pair (P, P+1) on loopback, below the kernel's ephemeral
+# range: a port there can be the local end of a client's connection (or
+# its TIME_WAIT) that a connect test does not see, and a server's bind
+# then fails.  Suites start hundreds of servers and clients in one run.
 free_port() {
-	local p
+	local p low
+	low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	[ -n "$low" ] && [ "$low" -gt 12000 ] || low=32768
 	for _ in $(seq 1 50); do
-		p=$(( (RANDOM % 20000) + 20000 ))
+		p=$(( (RANDOM % (low - 10002)) + 10000 ))
 		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null &&
 		   ! (exec 3<>/dev/tcp/127.0.0.1/$((p+1))) 2>/dev/null; then
 			echo "$p"; return 0

@@ -65,32 +65,42 @@ swtpm12_tcp_start() {
 	fi
 	export SWTPM12_DIR
 	# A restart keeps its port: tests see the variables setup_file set.
-	if [ -s "$SWTPM12_DIR/port" ]; then
-		SWTPM12_PORT=$(cat "$SWTPM12_DIR/port")
-	else
-		SWTPM12_PORT=$(free_port) || { echo "no free port" >&2; return 1; }
-		echo "$SWTPM12_PORT" >"$SWTPM12_DIR/port"
-	fi
-	export SWTPM12_PORT
-	rm -f "$SWTPM12_DIR/swtpm.pid"
-	swtpm socket \
-		--server type=tcp,port=$SWTPM12_PORT,bindaddr=127.0.0.1 \
-		--ctrl type=tcp,port=$((SWTPM12_PORT + 1)),bindaddr=127.0.0.1 \
-		--tpmstate dir="$SWTPM12_DIR/state" \
-		--flags not-need-init,startup-clear \
-		--pid file="$SWTPM12_DIR/swtpm.pid" \
-		>>"$SWTPM12_DIR/swtpm.out" 2>&1 </dev/null 3>&- &
-	echo $! >"$SWTPM12_DIR/swtpm.bgpid"
-	export TPMBOX_TCTI="swtpm:host=127.0.0.1,port=$SWTPM12_PORT"
-	# One raw command (TSC_PhysicalPresence: enable the command) before
-	# tcsd starts: swtpm's first answer takes ~250 ms, and tcsd started
-	# earlier takes a second more.  It also says the port is up.
-	local _
-	for _ in $(seq 1 100); do
-		[ -s "$SWTPM12_DIR/swtpm.pid" ] &&
-			tpm12_raw 00c10000000c4000000a0020 >/dev/null 2>&1 &&
-			return 0
-		sleep 0.05
+	# A fresh start whose swtpm dies at once (its port taken between
+	# free_port and bind) tries another port, up to three times.
+	local fixed= try _
+	[ -s "$SWTPM12_DIR/port" ] && fixed=1
+	for try in 1 2 3; do
+		if [ -n "$fixed" ]; then
+			SWTPM12_PORT=$(cat "$SWTPM12_DIR/port")
+		else
+			SWTPM12_PORT=$(free_port) || { echo "no free port" >&2; return 1; }
+		fi
+		export SWTPM12_PORT
+		rm -f "$SWTPM12_DIR/swtpm.pid"
+		swtpm socket \
+			--server type=tcp,port=$SWTPM12_PORT,bindaddr=127.0.0.1 \
+			--ctrl type=tcp,port=$((SWTPM12_PORT + 1)),bindaddr=127.0.0.1 \
+			--tpmstate dir="$SWTPM12_DIR/state" \
+			--flags not-need-init,startup-clear \
+			--pid file="$SWTPM12_DIR/swtpm.pid" \
+			>>"$SWTPM12_DIR/swtpm.out" 2>&1 </dev/null 3>&- &
+		echo $! >"$SWTPM12_DIR/swtpm.bgpid"
+		export TPMBOX_TCTI="swtpm:host=127.0.0.1,port=$SWTPM12_PORT"
+		# One raw command (TSC_PhysicalPresence: enable the command)
+		# before tcsd starts: swtpm's first answer takes ~250 ms, and
+		# tcsd started earlier takes a second more.  It also says the
+		# port is up.  Up to 20 s on a loaded machine.
+		for _ in $(seq 1 400); do
+			if [ -s "$SWTPM12_DIR/swtpm.pid" ] &&
+				tpm12_raw 00c10000000c4000000a0020 >/dev/null 2>&1; then
+				echo "$SWTPM12_PORT" >"$SWTPM12_DIR/port"
+				return 0
+			fi
+			_tb_alive "$(cat "$SWTPM12_DIR/swtpm.bgpid")" || break
+			sleep 0.05
+		done
+		_tb_kill_wait "$SWTPM12_DIR/swtpm.bgpid"
+		[ -z "$fixed" ] || break
 	done
 	echo "swtpm (1.2) did not start: $(cat "$SWTPM12_DIR/swtpm.out")" >&2
 	return 1
@@ -153,31 +163,40 @@ tcsd_start() {
 	_tcsd_dir || return 1
 	tcsd_stop
 	# One port per suite, kept across restarts (a test's exports do not
-	# reach the next test).
-	if [ -s "$TCSD_DIR/port" ]; then
-		TSS_TCSD_PORT=$(cat "$TCSD_DIR/port")
-	else
-		TSS_TCSD_PORT=$(free_port) || { echo "no free port" >&2; return 1; }
-		echo "$TSS_TCSD_PORT" >"$TCSD_DIR/port"
-	fi
+	# reach the next test).  A first start whose tcsd dies at once (its
+	# port taken) tries another port, up to three times.
+	local fixed= try _
+	[ -s "$TCSD_DIR/port" ] && fixed=1
 	TSS_TCSD_HOSTNAME=127.0.0.1
-	export TSS_TCSD_PORT TSS_TCSD_HOSTNAME
-	printf 'port = %s\nsystem_ps_file = %s/ps/system.data\n' \
-		"$TSS_TCSD_PORT" "$TCSD_DIR" >"$TCSD_DIR/tcsd.conf"
-	chown root:tss "$TCSD_DIR/tcsd.conf" && chmod 0640 "$TCSD_DIR/tcsd.conf"
-	# -e: without it tcsd ignores the TCP device variables.
-	TCSD_TCP_DEVICE_HOSTNAME=127.0.0.1 TCSD_TCP_DEVICE_PORT=$SWTPM12_PORT \
-		tcsd -f -e -c "$TCSD_DIR/tcsd.conf" \
-		>>"$TCSD_DIR/tcsd.out" 2>&1 </dev/null 3>&- &
-	echo $! >"$TCSD_DIR/tcsd.pid"
-	# Up when it answers a client (tpm_version asks the TPM through it).
-	for _ in $(seq 1 100); do
-		_tb_alive "$(cat "$TCSD_DIR/tcsd.pid")" || break
-		tpm_version >/dev/null 2>&1 && return 0
-		sleep 0.05
+	for try in 1 2 3; do
+		if [ -n "$fixed" ]; then
+			TSS_TCSD_PORT=$(cat "$TCSD_DIR/port")
+		else
+			TSS_TCSD_PORT=$(free_port) || { echo "no free port" >&2; return 1; }
+		fi
+		export TSS_TCSD_PORT TSS_TCSD_HOSTNAME
+		printf 'port = %s\nsystem_ps_file = %s/ps/system.data\n' \
+			"$TSS_TCSD_PORT" "$TCSD_DIR" >"$TCSD_DIR/tcsd.conf"
+		chown root:tss "$TCSD_DIR/tcsd.conf" && chmod 0640 "$TCSD_DIR/tcsd.conf"
+		# -e: without it tcsd ignores the TCP device variables.
+		TCSD_TCP_DEVICE_HOSTNAME=127.0.0.1 TCSD_TCP_DEVICE_PORT=$SWTPM12_PORT \
+			tcsd -f -e -c "$TCSD_DIR/tcsd.conf" \
+			>>"$TCSD_DIR/tcsd.out" 2>&1 </dev/null 3>&- &
+		echo $! >"$TCSD_DIR/tcsd.pid"
+		# Up when it answers a client (tpm_version asks the TPM through
+		# it).  Up to 20 s on a loaded machine.
+		for _ in $(seq 1 400); do
+			_tb_alive "$(cat "$TCSD_DIR/tcsd.pid")" || break
+			if timeout 10 tpm_version >/dev/null 2>&1; then
+				echo "$TSS_TCSD_PORT" >"$TCSD_DIR/port"
+				return 0
+			fi
+			sleep 0.05
+		done
+		tcsd_stop
+		[ -z "$fixed" ] || break
 	done
 	echo "tcsd did not start: $(cat "$TCSD_DIR/tcsd.out")" >&2
-	tcsd_stop
 	return 1
 }
 
