@@ -8,7 +8,6 @@
 #include "tpm2/constants.h"
 #include "tpm2/nv.h"
 #include "tpm2/pcr.h"
-#include "tpm2/rc.h"
 #include "tpm2/srk.h"
 
 static const char usage[] =
@@ -43,35 +42,13 @@ static void print_banks(const char *what, const struct pcr_sel *sel)
 	printf("%s\n", k ? "" : " none");
 }
 
-static int refused(struct ctx *c)
-{
-	uint32_t b = rc_base(c->e.rc);
-
-	if (b == 0x085) {	/* TPM_RC_HIERARCHY */
-		err_set(&c->e, EX_FAIL, "the platform hierarchy is disabled "
-			"(firmware disables it before the OS boots on most "
-			"machines)");
-		err_hint(&c->e, "ask the firmware: its setup menu, or the "
-			 "physical presence interface (PPI operation 23, "
-			 "/sys/class/tpm/tpm0/ppi/request)");
-	} else if (b == 0x08e || b == 0x0a2) {	/* AUTH_FAIL, BAD_AUTH */
-		err_set(&c->e, EX_AUTH, "the platform auth value is wrong");
-		err_hint(&c->e, "give it with --platform-auth; firmware "
-			 "usually sets a random one and disables the hierarchy");
-	}
-	return ctx_fail(c);
-}
-
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *platspec = NULL;
 	uint16_t want[TPM2_MAX_BANKS];
-	struct pcr_sel impl, next;
-	struct pcr_alloc res;
+	struct pcr_sel now, next;
 	struct nv_auth na;
-	unsigned npcrs, i;
-	uint32_t full;
-	int o, nwant = 0, j, same = 1, rc;
+	int o, nwant = 0, rc;
 	struct tpm *t;
 
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -85,60 +62,26 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (pcr_banks_parse(argv[optind], want, &nwant, &c->e))
 		return ctx_fail(c);
 
-	/* Step 1: the banks the TPM implements and has active, HMACed in
-	 * the process session. */
-	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
-	    tpm2_pcr_implemented(t, &impl, &npcrs))
+	/* Step 1: the banks active now and the allocation asked for, read
+	 * in the process session. */
+	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t))
 		return ctx_fail(c);
-	full = npcrs == 32 ? 0xffffffffu : (1u << npcrs) - 1;
-	for (j = 0; j < nwant; j++) {
-		for (i = 0; i < (unsigned)impl.n && impl.b[i].alg != want[j];
-		     i++)
-			;
-		if (i == (unsigned)impl.n) {
-			char names[128] = "";
-
-			for (i = 0; i < (unsigned)impl.n; i++)
-				snprintf(names + strlen(names), sizeof(names) -
-					 strlen(names), "%s%s", i ? ", " : "",
-					 alg_name(impl.b[i].alg));
-			err_set(&c->e, EX_USAGE, "this TPM has no %s bank",
-				alg_name(want[j]));
-			err_hint(&c->e, "it implements %s", names);
-			return ctx_fail(c);
-		}
-	}
-	/* Step 2: the allocation after the reset: every implemented bank,
-	 * full when wanted, empty when not. */
-	next = impl;
-	for (i = 0; i < (unsigned)next.n; i++) {
-		int w = 0;
-
-		for (j = 0; j < nwant; j++)
-			w |= want[j] == next.b[i].alg;
-		next.b[i].mask = w ? full : 0;
-		if (next.b[i].mask != impl.b[i].mask)
-			same = 0;
-	}
-	print_banks("active now", &impl);
-	if (same) {
+	rc = tpm2_pcr_plan(t, want, nwant, &now, &next);
+	if (rc && rc != TPM2_PCR_CHANGE)
+		return ctx_fail(c);
+	print_banks("active now", &now);
+	if (!rc) {
 		printf("nothing to change\n");
 		return 0;
 	}
-	/* Step 3: the request, the platform value keying a salted
+	/* Step 2: the request, the platform value keying a salted
 	 * session (the empty one by default). */
 	if (nv_hier_auth_begin(t, &na, TPM2_RH_PLATFORM, platspec, 0))
 		return ctx_fail(c);
-	rc = tpm2_pcr_allocate(t, &na.a, &next, &res);
+	rc = tpm2_pcr_allocate_auth(t, &na.a, &next);
 	auth_wipe(&na.v);
 	if (rc)
-		return refused(c);
-	if (!res.success) {
-		err_set(&c->e, EX_FAIL, "the TPM cannot allocate these banks "
-			"(it needs %u bytes, it has %u)", res.size_needed,
-			res.size_available);
 		return ctx_fail(c);
-	}
 	print_banks("after the next TPM reset", &next);
 	err_set(&c->e, EX_REBOOT, "done: the banks change at the next "
 		"reboot or TPM reset (exit 7)");

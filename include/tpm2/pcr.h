@@ -72,6 +72,20 @@ struct pcr_alloc {
  * the next _TPM_Init; the answer says whether it can. */
 int tpm2_pcr_allocate(struct tpm *t, struct tpm2_auth *pa,
 		      const struct pcr_sel *sel, struct pcr_alloc *out);
+/* The allocation that makes want[0..nwant) the active banks, every PCR
+ * in each, and no other bank: now is the TPM's allocation, next the one
+ * to ask TPM2_PCR_Allocate for.  0 when they are the same, TPM2_PCR_CHANGE
+ * when they differ, else an error (exit 2 naming the implemented banks
+ * when one asked for is not). */
+#define TPM2_PCR_CHANGE 100
+int tpm2_pcr_plan(struct tpm *t, const uint16_t *want, int nwant,
+		  struct pcr_sel *now, struct pcr_sel *next);
+/* TPM2_PCR_Allocate of next (from tpm2_pcr_plan), pa authorizing the
+ * platform hierarchy; the TPM's refusals in words (hierarchy disabled:
+ * exit 1 with the hint to ask the firmware; wrong value: exit 4; no room
+ * for the banks: exit 1). */
+int tpm2_pcr_allocate_auth(struct tpm *t, struct tpm2_auth *pa,
+			   const struct pcr_sel *next);
 /* Allocated banks (TPM_CAP_PCRS; a bank with an empty selection is not
  * allocated) and the PCR count (TPM_PT_PCR_COUNT). */
 int tpm2_pcr_banks(struct tpm *t, struct pcr_sel *alloc, unsigned *npcrs);

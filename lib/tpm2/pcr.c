@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,6 +7,7 @@
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/pcr.h"
+#include "tpm2/rc.h"
 
 static const struct {
 	uint16_t alg;
@@ -340,6 +342,79 @@ int tpm2_pcr_allocate(struct tpm *t, struct tpm2_auth *pa,
 	if (tb_err(&r) || tb_left(&r) || out->success > 1)
 		return err_set(t->e, EX_IO, "TPM2_PCR_Allocate: malformed "
 			       "response");
+	return 0;
+}
+
+int tpm2_pcr_plan(struct tpm *t, const uint16_t *want, int nwant,
+		  struct pcr_sel *now, struct pcr_sel *next)
+{
+	unsigned npcrs, i;
+	uint32_t full;
+	int j, same = 1, rc;
+
+	if ((rc = tpm2_pcr_implemented(t, now, &npcrs)))
+		return rc;
+	full = npcrs == 32 ? 0xffffffffu : (1u << npcrs) - 1;
+	for (j = 0; j < nwant; j++) {
+		char names[128] = "";
+
+		for (i = 0; i < (unsigned)now->n && now->b[i].alg != want[j];
+		     i++)
+			;
+		if (i < (unsigned)now->n)
+			continue;
+		for (i = 0; i < (unsigned)now->n; i++)
+			snprintf(names + strlen(names), sizeof(names) -
+				 strlen(names), "%s%s", i ? ", " : "",
+				 alg_name(now->b[i].alg));
+		err_set(t->e, EX_USAGE, "this TPM has no %s bank",
+			alg_name(want[j]));
+		err_hint(t->e, "it implements %s", names);
+		return EX_USAGE;
+	}
+	/* Every implemented bank: full when wanted, empty when not. */
+	*next = *now;
+	for (i = 0; i < (unsigned)next->n; i++) {
+		int w = 0;
+
+		for (j = 0; j < nwant; j++)
+			w |= want[j] == next->b[i].alg;
+		next->b[i].mask = w ? full : 0;
+		if (next->b[i].mask != now->b[i].mask)
+			same = 0;
+	}
+	return same ? 0 : TPM2_PCR_CHANGE;
+}
+
+int tpm2_pcr_allocate_auth(struct tpm *t, struct tpm2_auth *pa,
+			   const struct pcr_sel *next)
+{
+	struct pcr_alloc res;
+	uint32_t b;
+	int rc;
+
+	if ((rc = tpm2_pcr_allocate(t, pa, next, &res))) {
+		b = rc_base(t->e->rc);
+		if (b == 0x085) {	/* TPM_RC_HIERARCHY */
+			err_set(t->e, EX_FAIL, "the platform hierarchy is "
+				"disabled (firmware disables it before the OS "
+				"boots on most machines)");
+			err_hint(t->e, "ask the firmware: its setup menu, or "
+				 "the physical presence interface (tpmbox ppi "
+				 "banks, PPI operation 23)");
+		} else if (b == 0x08e || b == 0x0a2) {	/* AUTH_FAIL, BAD_AUTH */
+			err_set(t->e, EX_AUTH, "the platform auth value is "
+				"wrong");
+			err_hint(t->e, "give it with --platform-auth; firmware "
+				 "usually sets a random one and disables the "
+				 "hierarchy");
+		}
+		return t->e->code;
+	}
+	if (!res.success)
+		return err_set(t->e, EX_FAIL, "the TPM cannot allocate these "
+			       "banks (it needs %u bytes, it has %u)",
+			       res.size_needed, res.size_available);
 	return 0;
 }
 
