@@ -12,6 +12,8 @@
 #include "file.h"
 #include "hex.h"
 #include "tpm2/owner.h"
+#include "tpm2/pcr.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: takeown [--owner-auth AUTH] [--endorsement-auth AUTH]\n"
@@ -19,10 +21,14 @@ static const char usage[] =
 	"               [--old-endorsement-auth AUTH] [--old-lockout-auth "
 	"AUTH]\n"
 	"               [--srk-pub FILE] [--rsa] [--force] [--max-tries N]\n"
-	"               [--recovery-time S] [--lockout-recovery S] [-v]\n"
-	"Take ownership: persist the TCG standard storage root key (SRK) at\n"
-	"0x81000001, set the hierarchy auth values given, print the SRK name.\n"
-	"Running it again with the same values changes nothing.\n"
+	"               [--recovery-time S] [--lockout-recovery S]\n"
+	"               [--banks LIST [--platform-auth AUTH]] "
+	"[--ek[=rsa|ecc]]\n"
+	"               [--dry-run] [--json] [-v]\n"
+	"Take ownership, one idempotent step after another: the TCG standard\n"
+	"storage root key (SRK) at 0x81000001, the PCR banks, the hierarchy\n"
+	"auth values, the EK, the dictionary-attack parameters.  Prints the\n"
+	"SRK name.  Running it again with the same options changes nothing.\n"
 	"  --owner-auth AUTH        new owner (storage) hierarchy auth value\n"
 	"  --endorsement-auth AUTH  new endorsement hierarchy auth value\n"
 	"  --lockout-auth AUTH      new lockout auth value\n"
@@ -32,18 +38,35 @@ static const char usage[] =
 	"  --srk-pub FILE           write the SRK public key as PEM\n"
 	"  --rsa                    RSA-2048 SRK (default: ECC NIST P-256)\n"
 	"  --force                  replace a different object at 0x81000001\n"
-	"                           and a different --srk-pub file\n"
+	"                           or the EK handle, a different --srk-pub\n"
 	"  --max-tries N            dictionary attack: failures before lockout\n"
 	"  --recovery-time S        seconds to forget one failure\n"
 	"  --lockout-recovery S     seconds before lockout auth may be retried\n"
-	"  -v                       say what was done on stderr\n"
+	"  --banks LIST             make LIST (e.g. sha256) the active PCR\n"
+	"                           banks (as pcrallocate; exit 7: at the next\n"
+	"                           reboot)\n"
+	"  --platform-auth AUTH     the platform value for --banks (empty)\n"
+	"  --ek[=rsa|ecc]           persist the EK (TCG template) at\n"
+	"                           0x81010001 (rsa, default) or 0x81010002\n"
+	"  --dry-run                say what each step needs; change nothing\n"
+	"                           (the lockout value is not tried)\n"
+	"  --json                   a JSON report of the steps on stdout\n"
+	"  -v                       say each step on stderr\n"
 	"AUTH: str:TEXT hex:HEX file:PATH file:- env:VAR (see tpmbox(1)).\n";
+
+#define MAX_STEPS 8
 
 struct opts {
 	struct tpm2_own own;	/* the job */
 	const char *newspec[TPM2_NHIER], *oldspec[TPM2_NHIER];
+	const char *platspec;
 	const char *srkpub;
-	int verbose;
+	int verbose, json;
+	struct {		/* the steps, as tpm2_takeown reports them */
+		int step, hier, result;
+		char detail[160];
+	} st[MAX_STEPS];
+	int nst;
 };
 
 static int parse_u32(struct ctx *c, const char *opt, const char *s,
@@ -71,6 +94,11 @@ static const struct option longopts[] = {
 	{"max-tries", required_argument, NULL, 'm'},
 	{"recovery-time", required_argument, NULL, 't'},
 	{"lockout-recovery", required_argument, NULL, 'R'},
+	{"banks", required_argument, NULL, 'b'},
+	{"platform-auth", required_argument, NULL, 'P'},
+	{"ek", optional_argument, NULL, 'k'},
+	{"dry-run", no_argument, NULL, 'n'},
+	{"json", no_argument, NULL, 'j'},
 	{NULL, 0, NULL, 0}
 };
 
@@ -91,6 +119,23 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 		case 'r': o->own.rsa = 1; break;
 		case 'f': o->own.force = 1; break;
 		case 'v': o->verbose = 1; break;
+		case 'n': o->own.dry = 1; break;
+		case 'j': o->json = 1; break;
+		case 'P': o->platspec = optarg; break;
+		case 'b':
+			if (pcr_banks_parse(optarg, o->own.banks,
+					    &o->own.nbanks, &c->e))
+				return ctx_fail(c);
+			break;
+		case 'k':
+			if (!optarg || !strcmp(optarg, "rsa"))
+				o->own.ek = 1;
+			else if (!strcmp(optarg, "ecc"))
+				o->own.ek = 2;
+			else
+				return ctx_usage(c, "--ek=%s: give rsa or ecc",
+						 optarg);
+			break;
 		case 'm':
 			if (parse_u32(c, "--max-tries", optarg,
 				      &o->own.da[0]))
@@ -115,6 +160,10 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 	}
 	if (optind != argc)
 		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if (o->platspec && !o->own.nbanks)
+		return ctx_usage(c, "--platform-auth is for --banks");
+	if (o->platspec && auth_parse(o->platspec, &o->own.plat, &c->e))
+		return ctx_fail(c);
 	for (i = 0; i < TPM2_NHIER; i++) {
 		struct tpm2_hier *h = &o->own.h[i];
 
@@ -132,41 +181,89 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* -v: say what was done, as it is done. */
-static void done(const struct tpm2_own *own, int ev, int i)
+static const char *step_name(int step, int hier)
 {
-	const struct opts *o = own->arg;
-	const char *type = own->rsa ? "RSA-2048" : "ECC P-256";
+	static const char *const auth[TPM2_NHIER] = {
+		"owner-auth", "endorsement-auth", "lockout-auth"
+	};
 
-	if (!o->verbose)
-		return;
-	switch (ev) {
-	case TPM2_OWN_SRK_KEPT:
-		fprintf(stderr, "takeown: %s SRK at 0x81000001 kept\n", type);
-		break;
-	case TPM2_OWN_SRK_EVICTED:
-		fprintf(stderr, "takeown: evicted the object at "
-			"0x81000001\n");
-		break;
-	case TPM2_OWN_SRK_MADE:
-		fprintf(stderr, "takeown: %s SRK created and persisted at "
-			"0x81000001\n", type);
-		break;
-	case TPM2_OWN_AUTH_SET:
-	case TPM2_OWN_AUTH_CONFIRMED:
-		fprintf(stderr, "takeown: %s auth value %s\n",
-			tpm2_hier_name[i], ev == TPM2_OWN_AUTH_SET ? "set" :
-			"confirmed or changed");
-		break;
-	case TPM2_OWN_DA_SAME:
-		fprintf(stderr, "takeown: dictionary-attack parameters "
-			"unchanged\n");
-		break;
-	case TPM2_OWN_DA_SET:
-		fprintf(stderr, "takeown: dictionary-attack parameters "
-			"set\n");
-		break;
+	switch (step) {
+	case TPM2_OWN_SRK: return "srk";
+	case TPM2_OWN_BANKS: return "pcr-banks";
+	case TPM2_OWN_AUTH: return auth[hier];
+	case TPM2_OWN_EK: return "ek";
+	default: return "da-parameters";
 	}
+}
+
+/* The result in words, and as the JSON report names it. */
+static const char *result_words(int r)
+{
+	static const char *const w[] = {
+		"done", "already so", "done, in effect after the next reboot",
+		"needed", "not checked (a dry run does not try the lockout "
+		"value)"
+	};
+	return w[r];
+}
+
+static const char *result_json(int r)
+{
+	static const char *const w[] = {
+		"done", "already", "reboot", "needed", "unchecked"
+	};
+	return w[r];
+}
+
+/* Each step as tpm2_takeown reports it: kept for the report, said at
+ * once with -v. */
+static void done(const struct tpm2_own *own, int step, int hier,
+		 int result, const char *detail)
+{
+	struct opts *o = own->arg;
+
+	if (o->verbose)
+		fprintf(stderr, "takeown: %s: %s (%s)\n",
+			step_name(step, hier), result_words(result), detail);
+	if (o->nst == MAX_STEPS)
+		return;
+	o->st[o->nst].step = step;
+	o->st[o->nst].hier = hier;
+	o->st[o->nst].result = result;
+	snprintf(o->st[o->nst].detail, sizeof(o->st[0].detail), "%s",
+		 detail);
+	o->nst++;
+}
+
+/* The report: the SRK name (a dry run: the steps) as text, or JSON. */
+static void report(const struct opts *o)
+{
+	char hexname[2 * TPM2_NAME_MAX + 1] = "";
+	int i;
+
+	if (o->own.have_srk)
+		hex_encode(o->own.srk.name, o->own.srk.namelen, hexname);
+	if (o->json) {
+		printf("{\"dry_run\":%s,\"steps\":[", o->own.dry ? "true" :
+		       "false");
+		for (i = 0; i < o->nst; i++)
+			printf("%s{\"step\":\"%s\",\"result\":\"%s\","
+			       "\"detail\":\"%s\"}", i ? "," : "",
+			       step_name(o->st[i].step, o->st[i].hier),
+			       result_json(o->st[i].result), o->st[i].detail);
+		printf("],\"srk_name\":");
+		printf(*hexname ? "\"%s\"" : "null", hexname);
+		printf(",\"reboot\":%s}\n", o->own.reboot ? "true" : "false");
+		return;
+	}
+	if (o->own.dry) {
+		for (i = 0; i < o->nst; i++)
+			printf("%s: %s (%s)\n", step_name(o->st[i].step,
+			       o->st[i].hier), result_words(o->st[i].result),
+			       o->st[i].detail);
+		return;
+	}
+	printf("%s\n", hexname);
 }
 
 /* Report a failure of tpm2_takeown in takeown's own words: which option
@@ -183,9 +280,11 @@ static int failed(struct ctx *c, const struct opts *o, int rc)
 		err_set(&c->e, EX_AUTH, "the %s auth value is set and %s "
 			"needs it; give it with --old-%s-auth or --%s-auth",
 			n, own->unknown_for, n, n);
-	} else if (own->blocked) {
+	} else if (own->blocked == TPM2_SRK_HANDLE) {
 		err_hint(&c->e, "--force evicts it and persists the standard "
 			 "SRK (keys sealed under it are lost)");
+	} else if (own->blocked) {
+		err_hint(&c->e, "--force evicts it and persists the EK");
 	} else if (i >= 0 && rc == EX_AUTH) {
 		n = tpm2_hier_name[i];
 		memcpy(why, c->e.msg, sizeof(why));
@@ -224,33 +323,40 @@ static int write_srk_pub(struct ctx *c, const struct opts *o)
 
 static int run(struct ctx *c, int argc, char **argv)
 {
-	struct opts o;
-	char hexname[2 * TPM2_NAME_MAX + 1];
+	struct opts *o = calloc(1, sizeof(*o));
 	struct tpm *t;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
-	o.own.done = done;
-	o.own.arg = &o;
-	if ((rc = parse_opts(c, argc, argv, &o)))
+	if (!o)
+		return ctx_usage(c, "out of memory");
+	o->own.done = done;
+	o->own.arg = o;
+	if ((rc = parse_opts(c, argc, argv, o)))
 		goto out;
+	/* The steps (tpm2/owner.h), then the SRK's public key, then the
+	 * report. */
 	if (!(t = ctx_tpm(c))) {
 		rc = ctx_fail(c);
 		goto out;
 	}
-	if ((rc = tpm2_takeown(t, &o.own))) {
-		rc = failed(c, &o, rc);
+	if ((rc = tpm2_takeown(t, &o->own))) {
+		rc = failed(c, o, rc);
 		goto out;
 	}
-	if (o.srkpub && write_srk_pub(c, &o)) {
+	if (o->srkpub && !o->own.dry && write_srk_pub(c, o)) {
 		rc = ctx_fail(c);
 		goto out;
 	}
-	hex_encode(o.own.srk.name, o.own.srk.namelen, hexname);
-	printf("%s\n", hexname);
+	report(o);
 	rc = 0;
+	if (o->own.reboot) {
+		err_set(&c->e, EX_REBOOT, "done: the PCR banks change at the "
+			"next reboot or TPM reset (exit 7)");
+		rc = ctx_fail(c);
+	}
 out:
-	tpm2_own_wipe(&o.own);
+	tpm2_own_wipe(&o->own);
+	free(o);
 	return rc;
 }
 

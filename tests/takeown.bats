@@ -18,6 +18,17 @@ wire() { grep -v SWTPM "$BATS_FILE_TMPDIR/wire.log" | tr -d ' \n' | tr A-F a-f; 
 # swtpm, so this never depends on the values a test set).
 fresh() { tpm2_clear -c p >/dev/null 2>&1; t2_flush; }
 
+# The log's length now, and the command codes swtpm read after line N.
+log_lines() { wc -l <"$BATS_FILE_TMPDIR/wire.log"; }
+ccs_since() {
+	tail -n +"$(($1 + 1))" "$BATS_FILE_TMPDIR/wire.log" |
+		awk '/SWTPM_IO_Read/ { getline; print tolower($7 $8 $9 $10) }'
+}
+# Commands that change the TPM's state as takeown could send them:
+# HierarchyChangeAuth, EvictControl, PCR_Allocate,
+# DictionaryAttackParameters, DictionaryAttackLockReset, Clear.
+CHANGING='00000129|00000120|0000012b|0000013a|00000139|00000126'
+
 prop() { tpm2_getcap properties-variable | awk -v k="$1:" '$1 == k {print $2}'; }
 
 @test "takeown: persists the standard ECC SRK; tpm2-tools shows it, openssl reads --srk-pub" {
@@ -111,11 +122,18 @@ prop() { tpm2_getcap properties-variable | awk -v k="$1:" '$1 == k {print $2}'; 
 	assert_success
 	first=$output
 	before=$(tpm2_getcap handles-persistent)
+	mark=$(log_lines)
 	run tb takeown --owner-auth str:same --lockout-auth str:lsame --max-tries 9 -v
 	assert_success
-	assert_line --index 0 "takeown: ECC P-256 SRK at 0x81000001 kept"
-	assert_line "takeown: dictionary-attack parameters unchanged"
+	assert_line --index 0 "takeown: srk: already so (ECC P-256 SRK at 0x81000001)"
+	assert_line "takeown: owner-auth: already so (set)"
+	assert_line "takeown: lockout-auth: already so (set)"
+	assert_line --partial "takeown: da-parameters: already so (max tries 9,"
 	assert_line "$first"
+	# Confirmed with PolicySecret, never set again (swtpm's own log).
+	run ccs_since "$mark"
+	refute_line 00000129
+	assert_line 00000151
 	[ "$(tpm2_getcap handles-persistent)" = "$before" ]
 	run tpm2_changeauth -c o -p same same
 	assert_success
@@ -236,4 +254,111 @@ prop() { tpm2_getcap properties-variable | awk -v k="$1:" '$1 == k {print $2}'; 
 	assert_output --partial "bad hex"
 	run tb takeown --bogus
 	assert_failure 2
+}
+
+@test "takeown --ek: persists the EK tpm2_createek makes; kept on a re-run, another object only with --force" {
+	fresh
+	run tb takeown --endorsement-auth str:e1 --ek
+	assert_success
+	run tpm2_getcap handles-persistent
+	assert_line "- 0x81010001"
+	tpm2_createek -c "$BATS_TEST_TMPDIR/ek.ctx" -G rsa -P e1 >/dev/null
+	t2_name=$(tpm2_readpublic -c "$BATS_TEST_TMPDIR/ek.ctx" | awk '/^name:/ {print $2}')
+	tpm2_flushcontext -t
+	run tpm2_readpublic -c 0x81010001
+	assert_line "name: $t2_name"
+	# --ek=ecc: the ECC EK at 0x81010002, the RSA one left alone
+	run tb takeown --endorsement-auth str:e1 --ek=ecc -v
+	assert_success
+	assert_line "takeown: ek: done (ECC P-256 EK at 0x81010002)"
+	run tpm2_getcap handles-persistent
+	assert_line "- 0x81010001"
+	assert_line "- 0x81010002"
+	# Another object at the handle: kept without --force.
+	tpm2_evictcontrol -C o -c 0x81010001 >/dev/null
+	tpm2_createprimary -C o -c "$BATS_TEST_TMPDIR/other.ctx" >/dev/null
+	tpm2_evictcontrol -C o -c "$BATS_TEST_TMPDIR/other.ctx" 0x81010001 >/dev/null
+	tpm2_flushcontext -t
+	run tb takeown --endorsement-auth str:e1 --ek
+	assert_failure 1
+	assert_output --partial "0x81010001 holds another object, not the RSA-2048 EK at 0x81010001"
+	assert_output --partial "--force"
+	run tb takeown --endorsement-auth str:e1 --ek --force -v
+	assert_success
+	assert_line "takeown: ek: done (RSA-2048 EK at 0x81010001, replacing the object there)"
+	run tpm2_readpublic -c 0x81010001
+	assert_line "name: $t2_name"
+	run tb takeown --ek=dsa
+	assert_failure 2
+}
+
+@test "takeown: the whole provisioning run twice: the second sends no command that changes the TPM (swtpm's log); --dry-run none at all" {
+	fresh
+	before=$(t2_banks | tr '\n' ' ')
+	[ "$before" != "sha256 " ]
+	opts=(--owner-auth str:o1 --endorsement-auth str:e1 --lockout-auth str:l1
+	      --banks sha256 --ek --max-tries 7 --recovery-time 60 --lockout-recovery 120)
+	# A dry run first: every step needed, nothing changed.
+	mark=$(log_lines)
+	run tb takeown "${opts[@]}" --dry-run
+	assert_success
+	assert_line "srk: needed (ECC P-256 SRK at 0x81000001)"
+	assert_line --partial "pcr-banks: needed (sha256 (active now: "
+	assert_line "owner-auth: needed (none set)"
+	assert_line "lockout-auth: needed (none set)"
+	assert_line "ek: needed (RSA-2048 EK at 0x81010001)"
+	assert_line "da-parameters: needed (max tries 7, recovery time 60 s, lockout recovery 120 s)"
+	run ccs_since "$mark"
+	refute_output --regexp "$CHANGING|00000131"
+	run tpm2_getcap handles-persistent
+	refute_output --partial 0x81
+	# The run itself: exit 7 for the banks, every step done.
+	mark=$(log_lines)
+	run tb takeown "${opts[@]}" --json
+	assert_failure 7
+	assert_output --partial "tpmbox takeown: done: the PCR banks change at the next reboot"
+	json=$(echo "$output" | grep "^{")
+	run jq -r '.steps[] | "\(.step) \(.result)"' <<<"$json"
+	assert_output "$(printf '%s\n' 'srk done' 'pcr-banks reboot' 'owner-auth done' \
+		'endorsement-auth done' 'lockout-auth done' 'ek done' 'da-parameters done')"
+	[ "$(jq -r .reboot <<<"$json")" = true ]
+	[ "$(jq -r .srk_name <<<"$json")" = "$(tpm2_readpublic -c 0x81000001 | awk '/^name:/ {print $2}')" ]
+	# The positive control: the first run's state-changing commands are
+	# in the log (the check below can fail).
+	run ccs_since "$mark"
+	assert_line 00000129
+	assert_line 00000120
+	assert_line 0000012b
+	assert_line 0000013a
+	# The reboot: the banks are now sha256 only.
+	swtpm_restart
+	assert_equal "$(t2_banks | tr '\n' ' ')" "sha256 "
+	[ "$(prop TPM2_PT_MAX_AUTH_FAIL)" = 0x7 ]
+	# The second run: every step already so, nothing changed, exit 0.
+	mark=$(log_lines)
+	run tb takeown "${opts[@]}" --json
+	assert_success
+	run jq -r '.steps[] | .result' <<<"$output"
+	assert_output "$(printf 'already\n%.0s' 1 2 3 4 5 6 7)"
+	run ccs_since "$mark"
+	refute_output --regexp "$CHANGING|00000131"
+	# A dry run now: all already so, the lockout value left untried.
+	mark=$(log_lines)
+	run tb takeown "${opts[@]}" --dry-run
+	assert_success
+	assert_line "lockout-auth: not checked (a dry run does not try the lockout value) (set)"
+	assert_line "owner-auth: already so (set)"
+	run ccs_since "$mark"
+	refute_output --regexp "$CHANGING|00000131"
+	# PolicySecret twice: the owner and endorsement values, not lockout's
+	[ "$(grep -c 00000151 <<<"$output")" -eq 2 ]
+	# A dry run with a wrong owner value: refused as the real run would.
+	run tb takeown --owner-auth str:wrong --dry-run
+	assert_failure 4
+	assert_output --partial "owner auth value is already set and is not the one given"
+	# Back to both banks for the tests that follow.
+	tpm2_clear -c l l1 >/dev/null
+	run tb pcrallocate sha1,sha256
+	assert_failure 7
+	swtpm_restart
 }

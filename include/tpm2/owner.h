@@ -18,6 +18,7 @@
 
 #include "auth.h"
 #include "err.h"
+#include "tpm2/constants.h"
 #include "tpm2/object.h"
 
 struct tpm;
@@ -37,48 +38,74 @@ struct tpm2_hier {
 	int set;		/* the TPM says a value is set */
 };
 
-/* What tpm2_takeown did (o->done's ev). */
+/* The steps of tpm2_takeown, in the order they run (o->done's step). */
 enum {
-	TPM2_OWN_SRK_KEPT,
-	TPM2_OWN_SRK_EVICTED,	/* another object at 0x81000001 (--force) */
-	TPM2_OWN_SRK_MADE,	/* created and persisted */
-	TPM2_OWN_AUTH_SET,	/* hierarchy hier: value set */
-	TPM2_OWN_AUTH_CONFIRMED,	/* value confirmed or changed */
-	TPM2_OWN_DA_SAME,	/* DA parameters unchanged */
-	TPM2_OWN_DA_SET,
+	TPM2_OWN_SRK,		/* the standard SRK at 0x81000001 */
+	TPM2_OWN_BANKS,		/* the active PCR banks (o->banks) */
+	TPM2_OWN_AUTH,		/* a hierarchy's auth value (hier) */
+	TPM2_OWN_EK,		/* the EK persisted (o->ek) */
+	TPM2_OWN_DA,		/* the dictionary-attack parameters */
 };
+/* What a step came to (o->done's result). */
+enum {
+	TPM2_OWN_DONE,		/* changed now */
+	TPM2_OWN_ALREADY,	/* already so: nothing sent that changes it */
+	TPM2_OWN_REBOOT,	/* changed; in effect after the next TPM reset */
+	TPM2_OWN_NEEDED,	/* dry run: would be changed */
+	TPM2_OWN_UNCHECKED,	/* dry run: a lockout value left untried */
+};
+struct tpm2_session;
 struct tpm2_own {
 	/* request */
 	struct tpm2_hier h[TPM2_NHIER];
 	int rsa;		/* RSA-2048 SRK (else ECC P-256) */
-	int force;		/* replace another object at 0x81000001 */
+	int force;		/* replace another object at the SRK's or
+				   the EK's handle */
 	int has_da[3];		/* max tries, recovery time, lockout */
 	uint32_t da[3];		/* recovery: the values asked for */
-	/* called after each step done (may be NULL); hier: the hierarchy
-	 * for TPM2_OWN_AUTH_*, else 0 */
-	void (*done)(const struct tpm2_own *o, int ev, int hier);
+	int nbanks;		/* PCR banks to make the active ones */
+	uint16_t banks[TPM2_MAX_BANKS];
+	struct authval plat;	/* the platform value (for the banks) */
+	int ek;			/* persist the EK: 1 RSA, 2 ECC */
+	int dry;		/* change nothing: say what each step needs */
+	/* called after each step (may be NULL): hier is the hierarchy of
+	 * a TPM2_OWN_AUTH step, detail says what was found or done */
+	void (*done)(const struct tpm2_own *o, int step, int hier,
+		     int result, const char *detail);
 	void *arg;		/* for done */
 	/* result */
 	struct tpm2_public srk;	/* the SRK (with its name) */
+	int have_srk;		/* srk is filled (not in a dry run without
+				   one) */
+	int reboot;		/* a change waits for the next TPM reset */
 	/* on failure: the hierarchy whose value the TPM refused (the error
 	 * is the TPM's, exit 4 for a wrong value), the one whose value is
-	 * set but not known (exit 4) and what needed it, or 1 in blocked
-	 * when 0x81000001 holds another object and force is not set (exit
+	 * set but not known (exit 4) and what needed it, or in blocked the
+	 * handle that holds another object when force is not set (exit
 	 * 1); -1 / NULL / 0 otherwise. */
 	int refused, unknown;
 	const char *unknown_for;	/* "creating the SRK" ... */
-	int blocked;
+	uint32_t blocked;
+	struct tpm2_session *trial;	/* for confirming values */
 };
 
-/* Take ownership: read the hierarchy state (with a pin, over the process
- * session started first), choose what to authorize each hierarchy with
- * (the old value when given; the empty value when none is set; else the
- * new value, for a re-run with the same values), make sure the standard
- * SRK is at 0x81000001 (kept when it matches o->rsa and the pin, made and
- * persisted when absent, another object replaced only with o->force), set
- * the new auth values, then the DA parameters asked for (only when they
- * differ).  Running it again with the same values changes nothing.
- * Errors are in t->e, as for every TPM command. */
+/* Take ownership, one idempotent step after another: read the hierarchy
+ * state (with a pin, over the process session started first) and choose
+ * what to authorize each hierarchy with (the old value when given; the
+ * empty value when none is set; else the new value, for a re-run with the
+ * same values); make sure the standard SRK is at 0x81000001 (kept when it
+ * matches o->rsa and the pin, made and persisted when absent, another
+ * object replaced only with o->force) - the session is salted to it from
+ * then on; ask for the PCR banks (TPM2_PCR_Allocate, o->reboot set); set
+ * the new auth values (a value already so is confirmed with
+ * TPM2_PolicySecret on a trial session, which changes nothing); persist
+ * the EK (one already there from the TCG template is kept); set the DA
+ * parameters asked for (only when they differ).  Running it again with
+ * the same request sends no command that changes the TPM (the banks
+ * excepted before the TPM reset: the pending allocation cannot be read).
+ * With o->dry nothing that changes the TPM is sent, and the lockout
+ * value is not tried (a wrong one would block it).  Errors are in t->e,
+ * as for every TPM command. */
 int tpm2_takeown(struct tpm *t, struct tpm2_own *o);
 /* Wipe every auth value in o. */
 void tpm2_own_wipe(struct tpm2_own *o);

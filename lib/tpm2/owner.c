@@ -1,14 +1,18 @@
 /* Taking ownership of a TPM 2.0: the SRK at 0x81000001, the hierarchy
  * auth values, the dictionary-attack parameters (tpm2/owner.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto/pk.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
+#include "tpm2/ek.h"
 #include "tpm2/object.h"
 #include "tpm2/owner.h"
+#include "tpm2/pcr.h"
+#include "tpm2/policy.h"
 #include "tpm2/session.h"
 #include "tpm2/srk.h"
 
@@ -25,10 +29,11 @@ static const struct {
 	{TPM2_RH_LOCKOUT, TPMA_PERMANENT_LOCKOUTAUTHSET},
 };
 
-static void event(struct tpm2_own *o, int ev, int i)
+static void step(struct tpm2_own *o, int st, int i, int result,
+		 const char *detail)
 {
 	if (o->done)
-		o->done(o, ev, i);
+		o->done(o, st, i, result, detail);
 }
 
 /* What to authorize each hierarchy with now: the old value when given;
@@ -73,31 +78,37 @@ static int need_known(struct tpm *t, struct tpm2_own *o, int i,
 		       "needs it", tpm2_hier_name[i], why);
 }
 
-/* Authorize hierarchy i for one call in the process session, salted to
- * the SRK: the value keys the HMAC and never crosses the bus, and the
- * answer comes back HMACed.  Before there is an SRK to salt to, the
- * empty value goes as the empty password; another value needs a session
- * salted to a NULL-hierarchy key (refused with a pin unless
- * --allow-unsalted). */
-static int hauth(struct tpm *t, struct tpm2_own *o, int i,
+/* Authorize a hierarchy whose value is v (what: "the owner auth value")
+ * for one call in the process session, salted to the SRK: the value keys
+ * the HMAC and never crosses the bus, and the answer comes back HMACed.
+ * Before there is an SRK to salt to, the empty value goes as the empty
+ * password; another value needs a session salted to a NULL-hierarchy key
+ * (refused with a pin unless --allow-unsalted). */
+static int vauth(struct tpm *t, const struct authval *v, const char *what,
 		 struct tpm2_auth *a)
 {
-	const struct authval *v = &o->h[i].cur;
 	struct tpm2_session *s = tpm2_trust_session(t);
-	char why[64];
 	int rc;
 
 	if (!s && v->n == 0) {
 		tpm2_auth_pw(a, NULL, 0);
 		return 0;
 	}
-	snprintf(why, sizeof(why), "the %s auth value", tpm2_hier_name[i]);
-	if (!s && (rc = tpm2_trust_null(t, why)))
+	if (!s && (rc = tpm2_trust_null(t, what)))
 		return rc;
 	s = tpm2_trust_session(t);
 	tpm2_session_set_flags(s, 0);
 	tpm2_session_use(s, a, v->v, v->n);
 	return 0;
+}
+
+static int hauth(struct tpm *t, struct tpm2_own *o, int i,
+		 struct tpm2_auth *a)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "the %s auth value", tpm2_hier_name[i]);
+	return vauth(t, &o->h[i].cur, why, a);
 }
 
 /* The SRK at 0x81000001: kept when it matches the requested template
@@ -106,39 +117,47 @@ static int hauth(struct tpm *t, struct tpm2_own *o, int i,
 static int ensure_srk(struct tpm *t, struct tpm2_own *o)
 {
 	struct tpm2_public tmpl, *srk = &o->srk;
+	const char *type = o->rsa ? "RSA-2048" : "ECC P-256";
+	char detail[96];
 	struct tpm2_auth a;
 	uint32_t h = 0;
-	int rc, rsa = -1;
+	int rc, rsa = -1, replace;
 
 	rc = tpm2_readpublic(t, TPM2_SRK_HANDLE, srk);
 	if (rc == 0 && tpm2_srk_matches(srk, &rsa) && rsa == o->rsa) {
 		if ((rc = tpm2_srk_check(t, srk, "the key at 0x81000001")) ||
 		    (rc = tpm2_trust_start(t, TPM2_SRK_HANDLE, srk)))
 			return rc;
-		event(o, TPM2_OWN_SRK_KEPT, 0);
+		o->have_srk = 1;
+		snprintf(detail, sizeof(detail), "%s SRK at 0x81000001", type);
+		step(o, TPM2_OWN_SRK, 0, TPM2_OWN_ALREADY, detail);
 		return 0;
 	}
 	if (rc && rc != EX_NOENT)
 		return rc;
+	replace = rc == 0;
+	if (replace && !o->force) {
+		o->blocked = TPM2_SRK_HANDLE;
+		return err_set(t->e, EX_FAIL, "0x81000001 holds %s, not the "
+			       "standard %s SRK; not replacing it",
+			       rsa >= 0 ? (rsa ? "the RSA SRK" : "the ECC SRK")
+			       : "another object", type);
+	}
+	snprintf(detail, sizeof(detail), "%s SRK at 0x81000001%s", type,
+		 replace ? ", replacing the object there" : "");
 	if (need_known(t, o, TPM2_HIER_OWNER, "creating the SRK"))
 		return t->e->code;
-	if (rc == 0) {
-		if (!o->force) {
-			o->blocked = 1;
-			return err_set(t->e, EX_FAIL, "0x81000001 holds %s, "
-				       "not the standard %s SRK; not "
-				       "replacing it",
-				       rsa >= 0 ? (rsa ? "the RSA SRK" :
-						   "the ECC SRK")
-				       : "another object",
-				       o->rsa ? "RSA-2048" : "ECC P-256");
-		}
+	if (o->dry) {
+		err_clear(t->e);
+		step(o, TPM2_OWN_SRK, 0, TPM2_OWN_NEEDED, detail);
+		return 0;
+	}
+	if (replace) {
 		if ((rc = hauth(t, o, TPM2_HIER_OWNER, &a)))
 			return rc;
 		if ((rc = tpm2_evict(t, &a, TPM2_SRK_HANDLE, srk->name,
 				     srk->namelen, TPM2_SRK_HANDLE)))
 			return refused(o, TPM2_HIER_OWNER, rc);
-		event(o, TPM2_OWN_SRK_EVICTED, 0);
 	}
 	err_clear(t->e);
 	tpm2_srk_template(&tmpl, o->rsa);
@@ -163,7 +182,8 @@ static int ensure_srk(struct tpm *t, struct tpm2_own *o)
 	rc = tpm2_evict(t, &a, h, srk->name, srk->namelen, TPM2_SRK_HANDLE);
 	if (rc)
 		goto out;
-	event(o, TPM2_OWN_SRK_MADE, 0);
+	o->have_srk = 1;
+	step(o, TPM2_OWN_SRK, 0, TPM2_OWN_DONE, detail);
 out:
 	if (h) {
 		struct tberr keep = *t->e;
@@ -174,20 +194,115 @@ out:
 	return rc;
 }
 
+/* "sha1, sha256" for the banks of sel with a selection. */
+static void bank_names(const struct pcr_sel *sel, char *out, size_t cap)
+{
+	size_t n = 0;
+	int i;
+
+	snprintf(out, cap, "none");
+	for (i = 0; i < sel->n; i++) {
+		if (!sel->b[i].mask)
+			continue;
+		snprintf(out + n, cap - n, "%s%s", n ? ", " : "",
+			 alg_name(sel->b[i].alg));
+		n = strlen(out);
+	}
+}
+
+/* The PCR banks: TPM2_PCR_Allocate when the active ones differ, with the
+ * platform value (the change waits for the next TPM reset). */
+static int banks(struct tpm *t, struct tpm2_own *o)
+{
+	struct pcr_sel now, next;
+	char was[64], will[64], detail[160];
+	struct tpm2_auth a;
+	int rc;
+
+	if (!o->nbanks)
+		return 0;
+	rc = tpm2_pcr_plan(t, o->banks, o->nbanks, &now, &next);
+	if (rc && rc != TPM2_PCR_CHANGE)
+		return rc;
+	bank_names(&now, was, sizeof(was));
+	bank_names(&next, will, sizeof(will));
+	if (!rc) {
+		snprintf(detail, sizeof(detail), "%s", was);
+		step(o, TPM2_OWN_BANKS, 0, TPM2_OWN_ALREADY, detail);
+		return 0;
+	}
+	snprintf(detail, sizeof(detail), "%s (active now: %s)", will, was);
+	if (o->dry) {
+		step(o, TPM2_OWN_BANKS, 0, TPM2_OWN_NEEDED, detail);
+		return 0;
+	}
+	if ((rc = vauth(t, &o->plat, "the platform auth value", &a)) ||
+	    (rc = tpm2_pcr_allocate_auth(t, &a, &next)))
+		return rc;
+	o->reboot = 1;
+	step(o, TPM2_OWN_BANKS, 0, TPM2_OWN_REBOOT, detail);
+	return 0;
+}
+
+/* Confirm hierarchy i's value without changing anything: TPM2_PolicySecret
+ * on a trial session (one per run), authorized as any use of the value
+ * is.  Hierarchy values other than lockout's are not DA-protected. */
+static int confirm(struct tpm *t, struct tpm2_own *o, int i)
+{
+	struct tpm2_auth a;
+	int rc;
+
+	if (!o->trial && (rc = tpm2_session_start(t, TPM2_SE_TRIAL,
+						  TPM2_RH_NULL, NULL,
+						  TPM2_RH_NULL, NULL, 0, 0,
+						  &o->trial)))
+		return rc;
+	if ((rc = hauth(t, o, i, &a)))
+		return rc;
+	if ((rc = tpm2_policy_secret(t, hier[i].handle, &a,
+				     tpm2_session_handle(o->trial))))
+		return refused(o, i, rc);
+	return 0;
+}
+
 /* Set the new auth values in the process session, salted to the SRK,
  * the new value encrypted.  The TPM's answer is HMACed with the new
- * value, so a dropped change cannot pass for a done one. */
+ * value, so a dropped change cannot pass for a done one.  A value that
+ * is already the new one is confirmed, not set again. */
 static int change_auths(struct tpm *t, struct tpm2_own *o)
 {
-	struct tpm2_session *s = tpm2_trust_session(t);
+	struct tpm2_session *s;
 	struct tpm2_auth a;
 	int i, rc;
 
 	for (i = 0; i < TPM2_NHIER; i++) {
 		struct tpm2_hier *h = &o->h[i];
+		int same = h->cur.n == h->nw.n &&
+			   !memcmp(h->cur.v, h->nw.v, h->nw.n);
+		const char *how = !h->set ? "none set" : h->has_old ?
+				  "the old value given" : "set";
 
 		if (!h->has_new)
 			continue;
+		if (same && !h->set) {	/* the empty value, asked for */
+			step(o, TPM2_OWN_AUTH, i, TPM2_OWN_ALREADY, "empty");
+			continue;
+		}
+		if (o->dry && i == TPM2_HIER_LOCKOUT) {
+			step(o, TPM2_OWN_AUTH, i, same ? TPM2_OWN_UNCHECKED :
+			     TPM2_OWN_NEEDED, how);
+			continue;
+		}
+		if (same || o->dry) {
+			if (h->set && (rc = confirm(t, o, i)))
+				return rc;
+			step(o, TPM2_OWN_AUTH, i, same ? TPM2_OWN_ALREADY :
+			     TPM2_OWN_NEEDED, how);
+			continue;
+		}
+		if (!(s = tpm2_trust_session(t)))
+			return err_set(t->e, EX_FAIL, "no session to set the "
+				       "%s auth value in", tpm2_hier_name[i]);
 		tpm2_session_set_flags(s, SESS_ENC_CMD);
 		tpm2_session_use(s, &a, h->cur.v, h->cur.n);
 		rc = tpm2_hierarchy_change_auth(t, hier[i].handle, &a,
@@ -196,10 +311,92 @@ static int change_auths(struct tpm *t, struct tpm2_own *o)
 			return refused(o, i, rc);
 		h->cur = h->nw;
 		h->cur_known = 1;
-		event(o, h->set ? TPM2_OWN_AUTH_CONFIRMED : TPM2_OWN_AUTH_SET,
-		      i);
+		step(o, TPM2_OWN_AUTH, i, TPM2_OWN_DONE, how);
 	}
 	return 0;
+}
+
+/* The EK from the TCG template at 0x81010001 (RSA) or 0x81010002 (ECC):
+ * one already there with the template's public area is kept (no
+ * CreatePrimary on a re-run); else made with the endorsement value and
+ * persisted with the owner value. */
+static int ensure_ek(struct tpm *t, struct tpm2_own *o)
+{
+	int want_rsa = o->ek == 1, rsa = -1, rc, replace;
+	uint32_t handle = want_rsa ? TPM2_EK_RSA_HANDLE : TPM2_EK_ECC_HANDLE;
+	struct tpm2_public *pub = calloc(1, sizeof(*pub));
+	struct tpm2_public tmpl;
+	struct tpm2_auth a;
+	char detail[96];
+	uint32_t h = 0;
+
+	if (!pub)
+		return err_set(t->e, EX_FAIL, "out of memory");
+	snprintf(detail, sizeof(detail), "%s EK at 0x%08x",
+		 want_rsa ? "RSA-2048" : "ECC P-256", handle);
+	rc = tpm2_readpublic(t, handle, pub);
+	if (rc == 0 && tpm2_ek_matches(pub, &rsa) && rsa == want_rsa) {
+		step(o, TPM2_OWN_EK, 0, TPM2_OWN_ALREADY, detail);
+		goto out;
+	}
+	if (rc && rc != EX_NOENT)
+		goto out;
+	replace = rc == 0;
+	err_clear(t->e);
+	if (replace && !o->force) {
+		o->blocked = handle;
+		rc = err_set(t->e, EX_FAIL, "0x%08x holds another object, not "
+			     "the %s; not replacing it", handle, detail);
+		goto out;
+	}
+	if (replace)
+		snprintf(detail + strlen(detail), sizeof(detail) -
+			 strlen(detail), ", replacing the object there");
+	if ((rc = need_known(t, o, TPM2_HIER_OWNER, "persisting the EK")) ||
+	    (rc = need_known(t, o, TPM2_HIER_ENDORSEMENT, "creating the EK")))
+		goto out;
+	if (o->dry) {
+		step(o, TPM2_OWN_EK, 0, TPM2_OWN_NEEDED, detail);
+		goto out;
+	}
+	if (replace) {
+		if ((rc = hauth(t, o, TPM2_HIER_OWNER, &a)))
+			goto out;
+		if ((rc = tpm2_evict(t, &a, handle, pub->name, pub->namelen,
+				     handle))) {
+			rc = refused(o, TPM2_HIER_OWNER, rc);
+			goto out;
+		}
+	}
+	tpm2_ek_template(&tmpl, want_rsa);
+	if ((rc = hauth(t, o, TPM2_HIER_ENDORSEMENT, &a)))
+		goto out;
+	if ((rc = tpm2_create_primary(t, TPM2_RH_ENDORSEMENT, &a, &tmpl, NULL,
+				      0, &h, pub))) {
+		rc = refused(o, TPM2_HIER_ENDORSEMENT, rc);
+		goto out;
+	}
+	if (!tpm2_public_same_template(pub, &tmpl)) {
+		rc = err_set(t->e, EX_FAIL, "TPM2_CreatePrimary: the key made "
+			     "is not the EK its template asks for");
+		goto out;
+	}
+	if ((rc = hauth(t, o, TPM2_HIER_OWNER, &a)))
+		goto out;
+	if ((rc = tpm2_evict(t, &a, h, pub->name, pub->namelen, handle))) {
+		rc = refused(o, TPM2_HIER_OWNER, rc);
+		goto out;
+	}
+	step(o, TPM2_OWN_EK, 0, TPM2_OWN_DONE, detail);
+out:
+	if (h) {
+		struct tberr keep = *t->e;
+
+		tpm2_flush(t, h);
+		*t->e = keep;
+	}
+	free(pub);
+	return rc;
 }
 
 static int set_da(struct tpm *t, struct tpm2_own *o)
@@ -209,6 +406,7 @@ static int set_da(struct tpm *t, struct tpm2_own *o)
 		TPM2_PT_LOCKOUT_RECOVERY
 	};
 	uint32_t cur[3];
+	char detail[96];
 	struct tpm2_auth a;
 	int i, same = 1, rc;
 
@@ -222,19 +420,22 @@ static int set_da(struct tpm *t, struct tpm2_own *o)
 		if (o->da[i] != cur[i])
 			same = 0;
 	}
-	if (same) {
-		event(o, TPM2_OWN_DA_SAME, 0);
+	snprintf(detail, sizeof(detail), "max tries %u, recovery time %u s, "
+		 "lockout recovery %u s", o->da[0], o->da[1], o->da[2]);
+	if (!same && (rc = need_known(t, o, TPM2_HIER_LOCKOUT, "setting the "
+				      "dictionary-attack parameters")))
+		return rc;
+	if (same || o->dry) {
+		step(o, TPM2_OWN_DA, 0, same ? TPM2_OWN_ALREADY :
+		     TPM2_OWN_NEEDED, detail);
 		return 0;
 	}
-	if ((rc = need_known(t, o, TPM2_HIER_LOCKOUT, "setting the "
-			     "dictionary-attack parameters")))
-		return rc;
 	if ((rc = hauth(t, o, TPM2_HIER_LOCKOUT, &a)))
 		return rc;
 	rc = tpm2_da_parameters(t, &a, o->da[0], o->da[1], o->da[2]);
 	if (rc)
 		return refused(o, TPM2_HIER_LOCKOUT, rc);
-	event(o, TPM2_OWN_DA_SET, 0);
+	step(o, TPM2_OWN_DA, 0, TPM2_OWN_DONE, detail);
 	return 0;
 }
 
@@ -246,15 +447,30 @@ int tpm2_takeown(struct tpm *t, struct tpm2_own *o)
 	o->refused = o->unknown = -1;
 	o->unknown_for = NULL;
 	o->blocked = 0;
+	o->have_srk = o->reboot = 0;
 	/* With a pin the session comes first: the hierarchy state read
 	 * next decides which values are sent. */
 	if ((rc = tpm2_trust_begin(t)) ||
 	    (rc = tpm2_getprop(t, TPM2_PT_PERMANENT, &perm)))
 		return rc;
 	choose_current(o, perm);
-	if ((rc = ensure_srk(t, o)) || (rc = change_auths(t, o)))
-		return rc;
-	return set_da(t, o);
+	rc = ensure_srk(t, o);
+	if (!rc)
+		rc = banks(t, o);
+	if (!rc)
+		rc = change_auths(t, o);
+	if (!rc && o->ek)
+		rc = ensure_ek(t, o);
+	if (!rc)
+		rc = set_da(t, o);
+	if (o->trial) {
+		struct tberr keep = *t->e;
+
+		tpm2_session_flush(t, o->trial);
+		o->trial = NULL;
+		*t->e = keep;
+	}
+	return rc;
 }
 
 void tpm2_own_wipe(struct tpm2_own *o)

@@ -39,6 +39,8 @@ swtpm_start() {
 	local kind=${1:-unix}; shift || true
 	SWTPM_DIR=$(mktemp -d "${BATS_FILE_TMPDIR:-/tmp}/swtpm.XXXXXX")
 	export SWTPM_DIR
+	# swtpm_restart starts it again with the same extra flags.
+	[ $# -gt 0 ] && printf '%s\n' "$@" >"$SWTPM_DIR/extra-flags"
 	if [ "$kind" = tcp ]; then
 		SWTPM_PORT=$(free_port)
 		export SWTPM_PORT
@@ -116,9 +118,10 @@ swtpm_stop() {
 swtpm_restart() {
 	local kind=unix
 	[ -n "${SWTPM_PORT:-}" ] && kind=tcp
-	local dir=$SWTPM_DIR
+	local dir=$SWTPM_DIR extra=()
 	swtpm_stop
 	SWTPM_DIR=$dir
+	[ -s "$SWTPM_DIR/extra-flags" ] && mapfile -t extra <"$SWTPM_DIR/extra-flags"
 	# reuse the directory
 	if [ "$kind" = tcp ]; then
 		swtpm socket --tpm2 \
@@ -126,7 +129,8 @@ swtpm_restart() {
 			--ctrl type=tcp,port=$((SWTPM_PORT+1)),bindaddr=127.0.0.1 \
 			--tpmstate dir="$SWTPM_DIR" \
 			--flags not-need-init,startup-clear \
-			--pid file="$SWTPM_DIR/pid" >>"$SWTPM_DIR/swtpm.out" 2>&1 &
+			--pid file="$SWTPM_DIR/pid" "${extra[@]}" \
+			>>"$SWTPM_DIR/swtpm.out" 2>&1 &
 	else
 		rm -f "$SWTPM_DIR/sock" "$SWTPM_DIR/sock.ctrl"
 		swtpm socket --tpm2 \
@@ -134,7 +138,8 @@ swtpm_restart() {
 			--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
 			--tpmstate dir="$SWTPM_DIR" \
 			--flags not-need-init,startup-clear \
-			--pid file="$SWTPM_DIR/pid" >>"$SWTPM_DIR/swtpm.out" 2>&1 &
+			--pid file="$SWTPM_DIR/pid" "${extra[@]}" \
+			>>"$SWTPM_DIR/swtpm.out" 2>&1 &
 	fi
 	for _ in $(seq 1 100); do
 		"$TPMBOX" getrandom 1 >/dev/null 2>&1 && return 0
