@@ -14,7 +14,8 @@
 #                  imports it; seal-escrow: seal with
 #                  escrow copies and a recovery code; reseal-escrow:
 #                  reseal a blob that does not unseal, from its escrow
-#                  copy)
+#                  copy; takeown-provision: takeown with values, --ek
+#                  and a DA parameter on a TPM cleared before each run)
 
 load helpers/common
 
@@ -180,6 +181,20 @@ recipe() {
 	nvlist) ARGS=(nvlist --json) ;;
 	takeown) ARGS=(takeown) ;;
 	clearall) ARGS=(clearall --yes) ;;
+	takeown-provision)
+		# the whole provisioning run on a cleared TPM each time (the
+		# storage seed changes: it runs after every recipe that uses
+		# the SRK): SRK made, two values set, the ECC EK persisted, a
+		# DA parameter set; an exit-0 run did all of it
+		ARGS=(takeown --owner-auth str:fo --endorsement-auth str:fe
+			--ek=ecc --max-tries 40)
+		PRE='tpm2_clear -c p'
+		OUT=$FD/provisioned OUTFILE=0
+		CHECK='tpm2_changeauth -c o -p fo fo &&
+			tpm2_changeauth -c e -p fe fe &&
+			tpm2_getcap handles-persistent | grep -q 0x81010002 &&
+			tpm2_getcap properties-variable |
+				grep -q "TPM2_PT_MAX_AUTH_FAIL: 0x28"' ;;
 	seal) OUT=$FD/out
 		ARGS=(seal -p sha256:0 --auth str:pw -o "$OUT" "$FD/data32")
 		# A blob from an exit-0 seal must unseal to the data.
@@ -304,6 +319,8 @@ applets() {
 		[ -s "$FD/ekblob" ] && echo unseal-to-ek
 		[ -s "$FD/orblob" ] && echo unseal-or
 		[ -s "$FD/sigblob" ] && echo unseal-sig
+		# clears the TPM before each run, as clearall does
+		echo takeown-provision
 		has_applet clearall && echo clearall
 	fi
 }
