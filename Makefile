@@ -18,7 +18,8 @@ APPLET_SRC := $(filter-out $(OMIT_APPLETS:%=applets/%.c),\
 	$(sort $(wildcard applets/*.c)))
 APPLETS := $(basename $(notdir $(APPLET_SRC)))
 LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c))
-SRC := main.c $(APPLET_SRC) $(LIB_SRC)
+# EXTRA_SRC: generated sources a build adds (the small build's packed help).
+SRC := main.c $(APPLET_SRC) $(LIB_SRC) $(EXTRA_SRC)
 OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SRC))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -77,14 +78,28 @@ TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
 # and pcrpredict, host-side work that runs where the signing key or the
 # new boot files are, not in an initramfs.
 TINY_OMIT ?= policysign pcrpredict
-tiny:
+# The small build keeps the applets' --help texts packed (about 42 KiB of
+# text in 12 KiB, tiny/packhelp.c): taken from the default build's
+# output, so `tpmbox-tiny A --help` prints the very same bytes.
+TINY_HELP := $(TINY_BUILD)/help/packed.c
+$(TINY_HELP): $(BIN) tiny/packhelp.c
+	@mkdir -p $(dir $@)
+	@cc -O2 -o $(TINY_BUILD)/help/packhelp tiny/packhelp.c
+	@for a in $$(./$(BIN) --list | awk '{print $$1}'); do \
+		case " $(TINY_OMIT) " in *" $$a "*) continue ;; esac; \
+		printf '%s\0' "$$a"; ./$(BIN) "$$a" --help || exit 1; printf '\0'; \
+	 done > $(TINY_BUILD)/help/plain
+	@$(TINY_BUILD)/help/packhelp < $(TINY_BUILD)/help/plain > $@.tmp && mv $@.tmp $@
+
+tiny: $(TINY_HELP)
 	@command -v $(TINY_CC) >/dev/null || sh tests/helpers/install-deps.sh tiny
 	@sh tiny/mbedtls.sh $(TINY_BUILD)/mbedtls $(TINY_CC) $(TINY_CFLAGS)
 	@[ ! $(TINY_BIN) -ot $(TINY_BUILD)/mbedtls/libmbedcrypto.a ] || rm -f $(TINY_BIN)
 	@$(MAKE) --no-print-directory BUILD=$(TINY_BUILD)/obj BIN=$(TINY_BIN) \
 		CC=$(TINY_CC) LDFLAGS="$(TINY_LDFLAGS)" OMIT_APPLETS="$(TINY_OMIT)" \
+		EXTRA_SRC=$(TINY_HELP) \
 		CFLAGS="$(TINY_CFLAGS) -I$(TINY_BUILD)/mbedtls/src/include -Itiny \
-		-DMBEDTLS_CONFIG_FILE='\"mbedtls-config.h\"'" $(TINY_BIN)
+		-DTPMBOX_PACKED_HELP -DMBEDTLS_CONFIG_FILE='\"mbedtls-config.h\"'" $(TINY_BIN)
 	@echo "$(TINY_BIN): $$(stat -c %s $(TINY_BIN)) bytes"
 
 # Missing Debian packages are installed when root, else named (exit 1).

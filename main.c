@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "applet.h"
+#include "unpack.h"
 #include "file.h"
 #include "eventlog.h"
 #include "hex.h"
@@ -116,6 +117,43 @@ int ctx_usage(struct ctx *c, const char *fmt, ...)
 	return EX_USAGE;
 }
 
+#ifdef TPMBOX_PACKED_HELP
+/* The small build keeps every applet's whole --help text packed
+ * (tiny/packhelp.c, made from the default build's texts by make tiny):
+ * unpack them all, print this applet's. */
+extern const size_t help_plain_len, help_packed_len;
+extern const unsigned char help_packed[];
+
+int ctx_help(struct ctx *c, const struct applet *a)
+{
+	uint8_t *plain = malloc(help_plain_len + 1);
+	const char *p, *end;
+	long n;
+
+	(void)c;
+	if (!plain)
+		return EX_FAIL;
+	n = lz_unpack(help_packed, help_packed_len, plain, help_plain_len);
+	if (n != (long)help_plain_len) {
+		free(plain);
+		return EX_FAIL;
+	}
+	plain[n] = 0;
+	end = (const char *)plain + n;
+	/* name NUL text NUL, for each applet */
+	for (p = (const char *)plain; p < end; p += strlen(p) + 1) {
+		int match = !strcmp(p, a->name);
+
+		p += strlen(p) + 1;
+		if (p < end && match) {
+			fputs(p, stdout);
+			break;
+		}
+	}
+	free(plain);
+	return 0;
+}
+#else
 int ctx_help(struct ctx *c, const struct applet *a)
 {
 	(void)c;
@@ -141,6 +179,7 @@ int ctx_help(struct ctx *c, const struct applet *a)
 	      "masked)\n", stdout);
 	return 0;
 }
+#endif
 
 int ctx_check_pcrs(struct ctx *c, const struct pcr_vals *want)
 {

@@ -70,5 +70,5 @@ done:
 
 const struct applet applet_activatecredential = {
 	"activatecredential", "get back a credential's secret with an AK and "
-	"this TPM's EK", usage, run, shortopts, NULL, APPLET_PIN
+	"this TPM's EK", APPLET_USAGE(usage), run, shortopts, NULL, APPLET_PIN
 };

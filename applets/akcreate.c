@@ -121,5 +121,5 @@ done:
 
 const struct applet applet_akcreate = {
 	"akcreate", "create an attestation key (restricted signing key)",
-	usage, run, shortopts, longopts, APPLET_PIN
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

@@ -340,6 +340,6 @@ out:
 }
 
 const struct applet applet_checkquote = {
-	"checkquote", "verify a quote (no TPM needed)", usage, run,
-	shortopts, longopts, 0
+	"checkquote", "verify a quote (no TPM needed)", APPLET_USAGE(usage),
+	run, shortopts, longopts, 0
 };

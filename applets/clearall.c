@@ -175,6 +175,6 @@ out:
 }
 
 const struct applet applet_clearall = {
-	"clearall", "clear the TPM (owner keys, NV, auth values)", usage, run,
-	shortopts, longopts, APPLET_PIN
+	"clearall", "clear the TPM (owner keys, NV, auth values)",
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

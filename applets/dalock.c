@@ -178,5 +178,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_dalock = {
 	"dalock", "dictionary-attack lockout: state, reset, parameters",
-	usage, run, shortopts, longopts, APPLET_PIN
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

@@ -106,5 +106,5 @@ done:
 
 const struct applet applet_ekpub = {
 	"ekpub", "the endorsement key's public key (TCG EK templates)",
-	usage, run, shortopts, longopts, APPLET_PIN
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

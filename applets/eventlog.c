@@ -142,6 +142,6 @@ out:
 }
 
 const struct applet applet_eventlog = {
-	"eventlog", "parse, replay and check a TCG boot event log", usage, run,
-	shortopts, longopts, 0
+	"eventlog", "parse, replay and check a TCG boot event log",
+	APPLET_USAGE(usage), run, shortopts, longopts, 0
 };

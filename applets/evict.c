@@ -95,6 +95,6 @@ out:
 }
 
 const struct applet applet_evict = {
-	"evict", "remove a persistent object (after saying what it is)", usage,
-	run, shortopts, longopts, APPLET_PIN
+	"evict", "remove a persistent object (after saying what it is)",
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

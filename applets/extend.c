@@ -170,6 +170,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_extend = {
-	"extend", "extend a PCR with data or a digest", usage, run,
-	shortopts, NULL, APPLET_PIN
+	"extend", "extend a PCR with data or a digest", APPLET_USAGE(usage),
+	run, shortopts, NULL, APPLET_PIN
 };

@@ -83,6 +83,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_getrandom = {
-	"getrandom", "random bytes from the TPM", usage, run,
+	"getrandom", "random bytes from the TPM", APPLET_USAGE(usage), run,
 	shortopts, longopts, APPLET_PIN
 };

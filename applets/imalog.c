@@ -414,6 +414,6 @@ out:
 }
 
 const struct applet applet_imalog = {
-	"imalog", "parse, replay and check an IMA measurement list", usage,
-	run, shortopts, longopts, 0
+	"imalog", "parse, replay and check an IMA measurement list",
+	APPLET_USAGE(usage), run, shortopts, longopts, 0
 };

@@ -226,6 +226,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_info = {
-	"info", "TPM family, vendor, banks, lockout state, handles", usage, run,
-	shortopts, longopts, 0
+	"info", "TPM family, vendor, banks, lockout state, handles",
+	APPLET_USAGE(usage), run, shortopts, longopts, 0
 };

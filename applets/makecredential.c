@@ -85,5 +85,5 @@ done:
 
 const struct applet applet_makecredential = {
 	"makecredential", "wrap a secret for a TPM's EK and an AK in it "
-	"(no TPM needed)", usage, run, shortopts, longopts, 0
+	"(no TPM needed)", APPLET_USAGE(usage), run, shortopts, longopts, 0
 };

@@ -198,6 +198,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvdefine = {
-	"nvdefine", "define an NV index", usage, run, shortopts, longopts,
-	APPLET_PIN
+	"nvdefine", "define an NV index", APPLET_USAGE(usage), run, shortopts,
+	longopts, APPLET_PIN
 };

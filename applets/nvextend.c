@@ -111,6 +111,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvextend = {
-	"nvextend", "extend an NV extend index", usage, run, shortopts,
-	longopts, APPLET_PIN
+	"nvextend", "extend an NV extend index", APPLET_USAGE(usage), run,
+	shortopts, longopts, APPLET_PIN
 };

@@ -64,6 +64,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvincrement = {
-	"nvincrement", "increment an NV counter", usage, run,
+	"nvincrement", "increment an NV counter", APPLET_USAGE(usage), run,
 	shortopts, longopts, APPLET_PIN
 };

@@ -76,6 +76,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvlist = {
-	"nvlist", "list NV indices with type, size and attributes", usage,
-	run, shortopts, longopts, 0
+	"nvlist", "list NV indices with type, size and attributes",
+	APPLET_USAGE(usage), run, shortopts, longopts, 0
 };

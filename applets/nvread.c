@@ -143,6 +143,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvread = {
-	"nvread", "read data from an NV index", usage, run, shortopts, longopts,
-	APPLET_PIN
+	"nvread", "read data from an NV index", APPLET_USAGE(usage), run,
+	shortopts, longopts, APPLET_PIN
 };

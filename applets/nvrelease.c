@@ -68,6 +68,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvrelease = {
-	"nvrelease", "undefine an NV index", usage, run, shortopts, longopts,
-	APPLET_PIN
+	"nvrelease", "undefine an NV index", APPLET_USAGE(usage), run,
+	shortopts, longopts, APPLET_PIN
 };

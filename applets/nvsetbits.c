@@ -68,6 +68,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvsetbits = {
-	"nvsetbits", "set bits in an NV bit field", usage, run,
+	"nvsetbits", "set bits in an NV bit field", APPLET_USAGE(usage), run,
 	shortopts, longopts, APPLET_PIN
 };

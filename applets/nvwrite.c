@@ -117,6 +117,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_nvwrite = {
-	"nvwrite", "write data into an NV index", usage, run,
+	"nvwrite", "write data into an NV index", APPLET_USAGE(usage), run,
 	shortopts, longopts, APPLET_PIN
 };

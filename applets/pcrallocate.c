@@ -90,5 +90,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_pcrallocate = {
 	"pcrallocate", "choose the active PCR banks (after the next reset)",
-	usage, run, shortopts, longopts, APPLET_PIN
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

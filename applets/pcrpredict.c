@@ -281,6 +281,6 @@ out:
 }
 
 const struct applet applet_pcrpredict = {
-	"pcrpredict", "predict PCRs after a boot loader or key change", usage,
-	run, shortopts, longopts, 0
+	"pcrpredict", "predict PCRs after a boot loader or key change",
+	APPLET_USAGE(usage), run, shortopts, longopts, 0
 };

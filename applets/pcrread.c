@@ -91,6 +91,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_pcrread = {
-	"pcrread", "read PCR values", usage, run, shortopts, longopts,
-	APPLET_PIN
+	"pcrread", "read PCR values", APPLET_USAGE(usage), run, shortopts,
+	longopts, APPLET_PIN
 };

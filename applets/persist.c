@@ -155,6 +155,6 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_persist = {
-	"persist", "make the SRK, the EK or a key persistent", usage, run,
-	shortopts, longopts, APPLET_PIN
+	"persist", "make the SRK, the EK or a key persistent",
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

@@ -285,5 +285,5 @@ out:
 
 const struct applet applet_policysign = {
 	"policysign", "sign a PCR policy for seal --authorized-by (no TPM)",
-	usage, run, shortopts, longopts, 0
+	APPLET_USAGE(usage), run, shortopts, longopts, 0
 };

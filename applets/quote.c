@@ -177,6 +177,6 @@ done:
 }
 
 const struct applet applet_quote = {
-	"quote", "quote PCRs with an attestation key (TPM2_Quote)", usage, run,
-	shortopts, longopts, APPLET_PIN
+	"quote", "quote PCRs with an attestation key (TPM2_Quote)",
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

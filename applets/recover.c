@@ -116,5 +116,5 @@ out:
 
 const struct applet applet_recover = {
 	"recover", "open an escrow copy of a sealed blob without the TPM",
-	usage, run, shortopts, longopts, 0
+	APPLET_USAGE(usage), run, shortopts, longopts, 0
 };

@@ -367,5 +367,5 @@ out:
 
 const struct applet applet_reseal = {
 	"reseal", "seal a blob's secret again (new PCRs, password, TPM)",
-	usage, run, shortopts, longopts, APPLET_PIN
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

@@ -211,5 +211,5 @@ out:
 
 const struct applet applet_seal = {
 	"seal", "seal a secret to this TPM (PCR and/or password policy)",
-	usage, run, shortopts, longopts, APPLET_PIN
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

@@ -110,6 +110,6 @@ out:
 }
 
 const struct applet applet_unseal = {
-	"unseal", "unseal a secret sealed by seal", usage, run,
+	"unseal", "unseal a secret sealed by seal", APPLET_USAGE(usage), run,
 	shortopts, longopts, APPLET_PIN
 };

@@ -51,6 +51,15 @@ struct applet {
 	int pin;
 };
 
+/* The usage text in an applet's table entry: the small build
+ * (TPMBOX_PACKED_HELP) keeps every --help text packed instead (main.c),
+ * and the applet's own copy is left out of the binary. */
+#ifdef TPMBOX_PACKED_HELP
+#define APPLET_USAGE(u)	((const char *)(0 * sizeof(u)))
+#else
+#define APPLET_USAGE(u)	(u)
+#endif
+
 #define APPLET_PIN	1
 #define APPLET_PIN_NAME	2
 
