@@ -361,6 +361,6 @@ out:
 }
 
 const struct applet applet_takeown = {
-	"takeown", "set hierarchy auth values and persist the SRK",
+	"takeown", "provision: the SRK, PCR banks, auth values, the EK, DA",
 	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN_NAME
 };
