@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "applet.h"
+#include "tpm.h"
+#include "tpm12/da.h"
 #include "tpm2/constants.h"
 #include "tpm2/da.h"
 #include "tpm2/nv.h"
@@ -14,7 +16,7 @@
 
 static const char usage[] =
 	"usage: dalock [--json] [--reset] [--set MAX,RECOVERY,LOCKOUT_RECOVERY]"
-	"\n              [--lockout-auth AUTH]\n"
+	"\n              [--lockout-auth AUTH] [--owner-auth AUTH]\n"
 	"Print the dictionary-attack state: failures counted, max tries, the\n"
 	"recovery times, whether the TPM is in lockout.\n"
 	"  --reset    TPM2_DictionaryAttackLockReset: forget every failure and\n"
@@ -25,8 +27,12 @@ static const char usage[] =
 	"  --lockout-auth AUTH  the lockout auth value (when one is set); it\n"
 	"             keys a salted session and is never sent\n"
 	"  --json     the state as JSON\n"
+	"  --owner-auth AUTH  TPM 1.2: the owner value for --reset (TPM_Reset-\n"
+	"             LockValue); SHA-1 of AUTH, as tpm-tools makes it from a\n"
+	"             password; without it the well-known secret (tpm-tools -z)\n"
 	"A wrong lockout value blocks lockout authorization for LOCKOUT_RECOVERY\n"
-	"seconds (until the next TPM reset when it is 0).\n"
+	"seconds (until the next TPM reset when it is 0).  A TPM 1.2 has no\n"
+	"lockout value and no command to set the parameters (--set).\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
 
 static const char shortopts[] = "";
@@ -35,6 +41,7 @@ static const struct option longopts[] = {
 	{ "reset", no_argument, NULL, 'r' },
 	{ "set", required_argument, NULL, 's' },
 	{ "lockout-auth", required_argument, NULL, 'l' },
+	{ "owner-auth", required_argument, NULL, 'o' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -109,9 +116,95 @@ static int lockout_refused(struct ctx *c, const struct da_state *s, int rc)
 	return ctx_fail(c);
 }
 
+/* TPM 1.2: the state from TPM_DA_INFO, in words or JSON. */
+static void print_state12(const struct tpm12_da *d, int json)
+{
+	static const struct { uint32_t bit; const char *name, *words; } act[] = {
+		{ TPM12_DA_ACTION_TIMEOUT, "timeout", "a timeout" },
+		{ TPM12_DA_ACTION_DISABLE, "disable", "the TPM disabled" },
+		{ TPM12_DA_ACTION_DEACTIVATE, "deactivate",
+		  "the TPM deactivated" },
+		{ TPM12_DA_ACTION_FAILURE_MODE, "failure-mode",
+		  "failure mode" },
+	};
+	unsigned i, k = 0;
+
+	if (json) {
+		printf("{\"family\": \"1.2\", ");
+		if (d->limited)
+			printf("\"failures\": null, \"max_tries\": null, ");
+		else
+			printf("\"failures\": %u, \"max_tries\": %u, ",
+			       d->count, d->threshold);
+		printf("\"in_lockout\": %s, \"actions\": [",
+		       d->active ? "true" : "false");
+		for (i = 0; i < sizeof(act) / sizeof(act[0]); i++)
+			if (d->actions & act[i].bit)
+				printf("%s\"%s\"", k++ ? ", " : "", act[i].name);
+		printf("]");
+		if (!d->limited && d->active &&
+		    (d->actions & TPM12_DA_ACTION_TIMEOUT))
+			printf(", \"seconds_left\": %u", d->depend);
+		printf("}\n");
+		return;
+	}
+	if (d->limited)
+		printf("failures: not reported (the TPM gives only "
+		       "TPM_DA_INFO_LIMITED)\n");
+	else
+		printf("failures: %u of %u\n", d->count, d->threshold);
+	printf("at the threshold:");
+	for (i = 0; i < sizeof(act) / sizeof(act[0]); i++)
+		if (d->actions & act[i].bit)
+			printf("%s %s", k++ ? "," : "", act[i].words);
+	printf("%s\n", k ? "" : " nothing reported");
+	if (d->active && !d->limited &&
+	    (d->actions & TPM12_DA_ACTION_TIMEOUT))
+		printf("in lockout: yes (for %u s more, or now after dalock "
+		       "--reset with the owner value)\n", d->depend);
+	else
+		printf("in lockout: %s\n", d->active ? "yes (until dalock "
+		       "--reset with the owner value)" : "no");
+}
+
+/* TPM 1.2: the state, and TPM_ResetLockValue with the owner value. */
+static int run12(struct ctx *c, struct tpm *t, int json, int reset,
+		 const char *ownerspec)
+{
+	struct authval v;
+	struct tpm12_da d;
+	uint8_t owner[20];
+	int rc;
+
+	if (reset) {
+		if (ownerspec && auth_parse(ownerspec, &v, &c->e))
+			return ctx_fail(c);
+		tpm12_auth_value(ownerspec ? &v : NULL, owner);
+		if (ownerspec)
+			auth_wipe(&v);
+		rc = tpm12_da_reset(t, owner);
+		explicit_bzero(owner, sizeof(owner));
+		if (rc == EX_AUTH) {
+			err_set(&c->e, EX_AUTH, "the owner value is wrong%s "
+				"(the failure counts toward the lockout)",
+				ownerspec ? "" : ": the well-known secret was "
+				"tried");
+			err_hint(&c->e, "give it with --owner-auth (SHA-1 of "
+				 "the value is the auth, as tpm-tools makes "
+				 "it from a password)");
+		}
+		if (rc)
+			return ctx_fail(c);
+	}
+	if (tpm12_da_state(t, &d))
+		return ctx_fail(c);
+	print_state12(&d, json);
+	return 0;
+}
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	const char *lockspec = NULL;
+	const char *lockspec = NULL, *ownerspec = NULL;
 	int o, json = 0, reset = 0, set = 0, rc;
 	uint32_t params[3];
 	struct da_state st;
@@ -130,6 +223,7 @@ static int run(struct ctx *c, int argc, char **argv)
 			set = 1;
 			break;
 		case 'l': lockspec = optarg; break;
+		case 'o': ownerspec = optarg; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -138,8 +232,28 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (lockspec && !reset && !set)
 		return ctx_usage(c, "--lockout-auth is for --reset and --set");
 
+	if (ownerspec && !reset)
+		return ctx_usage(c, "--owner-auth is for --reset");
+
+	/* The family decides the job (a TPM 1.2's DA logic differs). */
+	if (!(t = ctx_tpm(c)) || !(rc = tpm_family(t)))
+		return ctx_fail(c);
+	if (rc == TPM_FAMILY_12) {
+		if (set || lockspec)
+			return ctx_usage(c, "this TPM is a TPM 1.2: it has no "
+					 "%s", set ? "command to set the "
+					 "dictionary-attack parameters (the "
+					 "chip's maker fixes them)" :
+					 "lockout value (--reset takes the "
+					 "owner value, --owner-auth)");
+		return run12(c, t, json, reset, ownerspec);
+	}
+	if (ownerspec)
+		return ctx_usage(c, "--owner-auth is for a TPM 1.2; a TPM 2.0 "
+				 "resets with the lockout value "
+				 "(--lockout-auth)");
 	/* Step 1: the state, HMACed in the process session. */
-	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) || tpm2_da_state(t, &st))
+	if (tpm2_trust_begin(t) || tpm2_da_state(t, &st))
 		return ctx_fail(c);
 	/* Step 2: the changes, with the lockout value keying a salted
 	 * session (or the empty password when none is set). */

@@ -104,6 +104,10 @@ getcap() {
 	assert_failure 2
 	run tb dalock now
 	assert_failure 2
+	# --owner-auth is a TPM 1.2's reset value (tests/tpm12.bats)
+	run tb dalock --reset --owner-auth str:x
+	assert_failure 2
+	assert_output --partial "--owner-auth is for a TPM 1.2; a TPM 2.0 resets with the lockout value"
 	run "$TPMBOX" -T "swtpm:path=$D/none" dalock
 	assert_failure 3
 }

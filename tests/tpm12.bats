@@ -5,6 +5,7 @@
 # never from tpmbox itself.
 
 load helpers/common
+load helpers/tcsd
 
 setup_file() { swtpm12_start; }
 teardown_file() { swtpm_stop; }
@@ -331,11 +332,31 @@ $want"
 	done
 	echo "sessions: $oks ok, $fails refused"
 	[ "$fails" -gt 0 ]
+	# dalock --reset through the same damage: an exit 0 means the
+	# TPM's own count (read raw, past the proxy) is 0 right after.
+	roks=0 rfails=0
+	for i in $(seq 1 30); do
+		set +e
+		timeout 10 "$TPMBOX" -T "swtpm:path=$F" dalock --reset \
+			--owner-auth str:opass > "$d/out" 2> "$d/err"
+		rc=$?
+		set -e
+		case $rc in
+		0)	roks=$((roks + 1))
+			r=$(SWTPM_DIR=$O raw12 00c100000016000000650000001900000004$(printf '%08x' 2))
+			[ "${r:34:4}" = 0000 ] || { echo "exit 0 but count ${r:34:4}: $r"; false; } ;;
+		1|3|4|5) rfails=$((rfails + 1))
+			grep -q '^tpmbox dalock: ' "$d/err" || { cat "$d/err"; false; } ;;
+		*)	echo "dalock exit $rc"; cat "$d/err"; false ;;
+		esac
+	done
+	echo "dalock --reset: $roks ok, $rfails failed cleanly"
+	[ "$rfails" -gt 0 ]
 	kill "$FAKEPID"; sleep 0.1
 	FAKETPM_TARGET=$SWTPM_DIR/sock FAKETPM_SEED=$seed fake mutate
 	oks=0 fails=0
 	for i in $(seq 1 25); do
-		for cmd in "info --json" "pcrread --json sha1:0-23" "getrandom --hex 300" "extend 9 -s x -v"; do
+		for cmd in "info --json" "pcrread --json sha1:0-23" "getrandom --hex 300" "extend 9 -s x -v" "dalock --json"; do
 			set +e
 			timeout 10 "$TPMBOX" -T "swtpm:path=$F" $cmd > "$d/out" 2> "$d/err"
 			rc=$?
@@ -343,7 +364,7 @@ $want"
 			case $rc in
 			0)	oks=$((oks + 1))
 				case $cmd in
-				info*|pcrread*) jq . "$d/out" >/dev/null ;;
+				info*|pcrread*|dalock*) jq . "$d/out" >/dev/null ;;
 				esac ;;
 			1|2|3)	fails=$((fails + 1))
 				grep -q '^tpmbox [a-z]*: ' "$d/err" || { echo "no message: $cmd"; cat "$d/err"; false; } ;;
@@ -353,4 +374,81 @@ $want"
 	done
 	echo "applets: $oks ok, $fails failed cleanly"
 	[ "$oks" -gt 0 ] && [ "$fails" -gt 0 ]
+}
+
+@test "tpm12: dalock: the DA state as TPM_DA_INFO says; wrong owner values counted into lockout; --reset with the owner value tpm_takeownership -y -z set; tpm_resetdalock agrees" {
+	(
+		unset TCSD_DIR SWTPM12_DIR SWTPM12_PORT TSS_TCSD_PORT
+		trap tpm12_oracle_stop EXIT
+		swtpm12_tcp_start && tcsd_start || exit 1
+		tpm_takeownership -y -z || exit 1
+		tcsd_stop
+		# The raw TPM_DA_INFO: tag 0037, state, currentCount,
+		# thresholdCount (the oracle for the counts).
+		da() { tpm12_raw 00c100000016000000650000001900000004$(printf '%08x' 2); }
+		r=$(da)
+		[[ $r == 00c4000000230000000000000015003700* ]] || { echo "raw: $r"; exit 1; }
+		max=$((16#${r:38:4}))
+		out=$(tb dalock) || exit 1
+		echo "$out" | grep -qx "failures: 0 of $max" || { echo "$out"; exit 1; }
+		echo "$out" | grep -qx "in lockout: no" || exit 1
+		# Wrong owner values: exit 4 each, counted by the TPM.
+		for i in 1 2; do
+			rc=0
+			tb dalock --reset --owner-auth str:wrong 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+			[ $rc = 4 ] || { cat "$BATS_TEST_TMPDIR/err"; exit 1; }
+		done
+		grep -q "the owner value is wrong" "$BATS_TEST_TMPDIR/err" || exit 1
+		r=$(da)
+		[ "${r:34:4}" = 0002 ] || { echo "raw count after 2: $r"; exit 1; }
+		json=$(tb dalock --json) || exit 1
+		[ "$(jq .failures <<<"$json")" = 2 ] || { echo "$json"; exit 1; }
+		[ "$(jq -r .family <<<"$json")" = 1.2 ] || exit 1
+		# The well-known owner value (tpm-tools' -z) resets the count.
+		out=$(tb dalock --reset) || { echo "reset: $out"; exit 1; }
+		echo "$out" | grep -qx "failures: 0 of $max" || { echo "$out"; exit 1; }
+		r=$(da)
+		[ "${r:34:4}" = 0000 ] || { echo "raw count after reset: $r"; exit 1; }
+		# Into lockout: one more wrong try than the threshold; the TPM
+		# defends (state 1) for a time (swtpm: 1 s), the count stays.
+		for i in $(seq 0 "$max"); do
+			tb dalock --reset --owner-auth str:wrong 2>/dev/null || true
+		done
+		t0=$(date +%s%N)
+		json=$(tb dalock --json) || exit 1
+		t1=$(date +%s%N)
+		[ "$(jq .failures <<<"$json")" = $((max + 1)) ] || { echo "$json"; exit 1; }
+		[ "$(jq .in_lockout <<<"$json")" = true ] ||
+			[ $(( (t1 - t0) / 1000000 )) -ge 1000 ] || { echo "$json"; exit 1; }
+		r=$(da)
+		[ "${r:34:4}" = "$(printf '%04x' $((max + 1)))" ] || { echo "raw: $r"; exit 1; }
+		# tpm-tools' own reset (through tcsd, owner -z) clears it, and
+		# tpmbox reads the TPM's word for it.
+		tcsd_start || exit 1
+		tpm_resetdalock -z || exit 1
+		tcsd_stop
+		json=$(tb dalock --json) || exit 1
+		[ "$(jq .failures <<<"$json")" = 0 ] || { echo "$json"; exit 1; }
+		[ "$(jq .in_lockout <<<"$json")" = false ] || { echo "$json"; exit 1; }
+		exit 0
+	)
+}
+
+@test "tpm12: dalock refusals: --set and --lockout-auth have no 1.2 meaning; --owner-auth only with --reset; no owner" {
+	run tb dalock --set 3,10,10
+	assert_failure 2
+	assert_output --partial "this TPM is a TPM 1.2: it has no command to set the dictionary-attack parameters"
+	run tb dalock --reset --lockout-auth str:x
+	assert_failure 2
+	assert_output --partial "it has no lockout value"
+	run tb dalock --owner-auth str:x
+	assert_failure 2
+	assert_output --partial "--owner-auth is for --reset"
+	# This suite's TPM has no owner: the reset says so.
+	run tb dalock --reset
+	assert_failure 1
+	assert_output --partial "TPM_ResetLockValue: TPM_NOSRK"
+	run tb dalock
+	assert_success
+	assert_line "in lockout: no"
 }

@@ -14,6 +14,7 @@ static const struct {
 	{0x14, "TPM_Extend"}, {0x15, "TPM_PcrRead"}, {0x16, "TPM_Quote"},
 	{0x17, "TPM_Seal"}, {0x18, "TPM_Unseal"},
 	{0x1f, "TPM_CreateWrapKey"}, {0x3e, "TPM_Quote2"},
+	{0x40, "TPM_ResetLockValue"},
 	{0x41, "TPM_LoadKey2"}, {0x46, "TPM_GetRandom"},
 	{0x5b, "TPM_OwnerClear"}, {0x5d, "TPM_ForceClear"},
 	{0x65, "TPM_GetCapability"}, {0x66, "TPM_GetCapabilityOwner"},

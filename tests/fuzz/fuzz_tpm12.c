@@ -9,6 +9,7 @@
 #include "tpm2/pcr.h"
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
+#include "tpm12/da.h"
 #include "tpm12/pcr.h"
 #include "tpm12/random.h"
 #include "tpm12/session.h"
@@ -29,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	op = data[0];
 	arg = data[1];
 	memset(&e, 0, sizeof(e));
-	if (op % 9 == 8) {
+	if (op % 11 == 8) {
 		/* The parser alone, on the raw bytes. */
 		const uint8_t *body;
 		size_t blen;
@@ -45,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 9) {
+	switch (op % 11) {
 	case 0:
 		/* Family from the first answer, then TPM_GetRandom loops. */
 		tpm_getrandom(t, buf, (size_t)arg * 300 + 1);
@@ -121,6 +122,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tpm12_pcr_read(t, arg, d);
 		break;
 	}
+	case 9: {
+		/* TPM_CAP_DA_LOGIC: TPM_DA_INFO and TPM_DA_INFO_LIMITED */
+		struct tpm12_da d;
+
+		tpm12_da_state(t, &d);
+		break;
+	}
+	case 10:
+		/* TPM_ResetLockValue: OIAP, the call, its HMAC checked */
+		tpm12_da_reset(t, zero);
+		break;
 	}
 	tpm_close(t);
 	return 0;
