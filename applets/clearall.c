@@ -35,7 +35,9 @@ static const char usage[] =
 
 #define MAXH TPM2_HANDLES_MAX
 
-extern const struct applet applet_ppi;
+/* Weak: a build without the ppi applet (OMIT_APPLETS) still links, and
+ * clearall --ppi says so. */
+extern const struct applet applet_ppi __attribute__((weak));
 #define OWNER_PERSISTENT_END 0x81800000u	/* platform range above */
 
 static int confirm(void)
@@ -92,6 +94,10 @@ static int run(struct ctx *c, int argc, char **argv)
 
 		if (lockspec || platform || dry)
 			return ctx_usage(c, "--ppi takes only --yes");
+		if (!&applet_ppi) {
+			err_set(&c->e, EX_USAGE, "this build has no ppi applet");
+			return ctx_fail(c);
+		}
 		optind = 0;
 		return applet_ppi.main(c, yes ? 3 : 2, pargv);
 	}
