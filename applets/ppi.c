@@ -216,7 +216,9 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "--json only shows the state");
 
 	/* Step 2: the folder and what the firmware offers. */
-	if (device(c, &dev) || ppi_find(dev, dir, sizeof(dir), &c->e)) {
+	if (device(c, &dev))
+		return ctx_fail(c);
+	if (ppi_find(dev, dir, sizeof(dir), &c->e)) {
 		err_hint(&c->e, "the firmware has no physical presence "
 			 "interface (ACPI), or the kernel lacks tpm_ppi");
 		return ctx_fail(c);
