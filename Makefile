@@ -76,8 +76,10 @@ TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
 # Applets the small build leaves out, whose size would pass the guard in
 # tests/dispatch.bats (docs/tiny.md); their suites skip there: policysign
 # and pcrpredict, host-side work that runs where the signing key or the
-# new boot files are, not in an initramfs.
-TINY_OMIT ?= policysign pcrpredict
+# new boot files are, not in an initramfs; and ppi (about 10 KiB, past
+# the guard), whose requests the firmware runs at the next boot, so a
+# full system can send them.
+TINY_OMIT ?= policysign pcrpredict ppi
 # The small build keeps the applets' --help texts packed (about 42 KiB of
 # text in 12 KiB, tiny/packhelp.c): taken from the default build's
 # output, so `tpmbox-tiny A --help` prints the very same bytes.

@@ -18,6 +18,7 @@
 static const char usage[] =
 	"usage: clearall [--lockout-auth AUTH | --platform] [--yes] "
 	"[--dry-run]\n"
+	"       clearall --ppi [--yes]\n"
 	"Clear the TPM (TPM2_Clear): every owner persistent key and owner NV\n"
 	"index is destroyed, the owner, endorsement and lockout auth values\n"
 	"are reset and the storage and endorsement seeds change.  What will\n"
@@ -28,9 +29,15 @@ static const char usage[] =
 	"                       value, as firmware leaves it on some systems)\n"
 	"  --yes                do not ask (required when stdin is not a "
 	"terminal)\n"
-	"  --dry-run            only list what would be destroyed\n";
+	"  --dry-run            only list what would be destroyed\n"
+	"  --ppi                ask the firmware to clear the TPM at the next\n"
+	"                       boot instead (the same as `ppi clear`)\n";
 
 #define MAXH TPM2_HANDLES_MAX
+
+/* Weak: a build without the ppi applet (OMIT_APPLETS) still links, and
+ * clearall --ppi says so. */
+extern const struct applet applet_ppi __attribute__((weak));
 #define OWNER_PERSISTENT_END 0x81800000u	/* platform range above */
 
 static int confirm(void)
@@ -50,6 +57,7 @@ static const struct option longopts[] = {
 	{"platform", no_argument, NULL, 'p'},
 	{"yes", no_argument, NULL, 'y'},
 	{"dry-run", no_argument, NULL, 'n'},
+	{"ppi", no_argument, NULL, 'P'},
 	{NULL, 0, NULL, 0}
 };
 
@@ -58,7 +66,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	uint32_t pers[MAXH], nvh[MAXH], perm;
 	size_t np, nn, i, npers = 0, nnv = 0;
 	const char *lockspec = NULL;
-	int platform = 0, yes = 0, dry = 0, o, rc;
+	int platform = 0, yes = 0, dry = 0, ppi = 0, o, rc;
 	struct authval av;
 	struct tpm2_session *s = NULL;
 	struct tpm2_auth a;
@@ -71,6 +79,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'p': platform = 1; break;
 		case 'y': yes = 1; break;
 		case 'n': dry = 1; break;
+		case 'P': ppi = 1; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -79,6 +88,19 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (lockspec && platform)
 		return ctx_usage(c, "give --lockout-auth or --platform, not "
 				 "both");
+	if (ppi) {
+		/* The firmware's clear: ppi clear, with the same consent. */
+		char *pargv[] = { "ppi", "clear", yes ? "--yes" : NULL, NULL };
+
+		if (lockspec || platform || dry)
+			return ctx_usage(c, "--ppi takes only --yes");
+		if (!&applet_ppi) {
+			err_set(&c->e, EX_USAGE, "this build has no ppi applet");
+			return ctx_fail(c);
+		}
+		optind = 0;
+		return applet_ppi.main(c, yes ? 3 : 2, pargv);
+	}
 	if (lockspec && auth_parse(lockspec, &av, &c->e))
 		return ctx_fail(c);
 

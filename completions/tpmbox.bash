@@ -9,7 +9,7 @@ _tpmbox_opts() {
 	activatecredential) echo "-k -i -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	akcreate) echo "-o --pub --tpm-public --name --rsa --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	checkquote) echo "-k --srk-name --srk-pub -n -p --msg --sig --pcrs --eventlog --imalog --json -T --tcti --timeout --trace -h --help" ;;
-	clearall) echo "--lockout-auth --platform --yes --dry-run --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	clearall) echo "--lockout-auth --platform --yes --dry-run --ppi --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	dalock) echo "--reset --set --lockout-auth --json --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	ekpub) echo "--rsa --ecc -o --pub --name -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	eventlog) echo "--json --pcrs --check -T --tcti --timeout --trace -h --help" ;;
@@ -32,6 +32,7 @@ _tpmbox_opts() {
 	pcrread) echo "--json -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	persist) echo "--srk --ek --owner-auth --force --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	policysign) echo "-k -p -P --bank --append -o -f -T --tcti --timeout --trace -h --help" ;;
+	ppi) echo "--json --yes -T --tcti --timeout --trace -h --help" ;;
 	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	recover) echo "-k --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
 	reseal) echo "-k --recovery-code --old-auth --signature -p -P --authorized-by --auth --owner-auth --escrow --escrow-out --recovery-code-out --new-recovery-code --drop-escrow -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -76,7 +77,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekpub eventlog evict extend getrandom imalog info makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign quote recover reseal seal takeown unseal"
+_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekpub eventlog evict extend getrandom imalog info makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal takeown unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

@@ -169,6 +169,32 @@ ck "imalog text = ascii_runtime_measurements byte for byte" \
 ck "the list has an ima-buf entry (kernel_version)" grep -q ' ima-buf ' $T/kernel
 tap "# templates: $(cut -d' ' -f3 $T/kernel | sort | uniq -c | tr '\n' ' ')"
 
+# The firmware's physical presence interface (issue 16): QEMU's TPM with
+# OVMF gives PPI 1.3 (ORACLES.md).  Requests wait for a next boot that
+# never comes: the guest powers off and the next one starts afresh.
+ppi=/sys/class/tpm/tpm0/ppi
+ck "ppi: the kernel has a PPI folder" test -d $ppi
+tap "# ppi: version $(cat $ppi/version), ops $(cut -d' ' -f1 $ppi/tcg_operations | tr '\n' ' ')"
+ck "ppi shows version 1.3" sh -c "tpmbox ppi | grep -qx 'version: 1.3'"
+tpmbox ppi > $T/ppi-show 2>&1
+sed 's/^/@@TAP # /' $T/ppi-show
+ck "ppi lists the operations the kernel lists, with their status" sh -c \
+	"cat $ppi/tcg_operations $ppi/vs_operations | cut -d: -f1 | tr -s ' ' > $T/kops &&
+	 tpmbox ppi --json | tr '{' '\n' | sed -n 's/.*\"operation\":\([0-9]*\),.*\"status\":\([0-9]\),.*/\1 \2/p' > $T/mops &&
+	 cmp $T/kops $T/mops"
+ck "ppi clear --yes leaves request 5 pending" sh -c "tpmbox -T device:/dev/tpmrm0 ppi clear --yes && test \"\$(cat $ppi/request)\" = 5"
+ck "... and says a person must confirm at boot" has "after a person at the console confirms it"
+ck "ppi cancel clears it" sh -c "tpmbox ppi cancel && test \"\$(cat $ppi/request)\" = 0"
+ck "ppi banks sha256 leaves operation 23 with bitmap 2" sh -c "tpmbox ppi banks sha256 && test \"\$(cat $ppi/request)\" = '23 2'"
+ck "clearall --ppi --yes leaves request 5" sh -c "tpmbox clearall --ppi --yes && test \"\$(cat $ppi/request)\" = 5"
+echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
+echo 'nogroup:x:65534:' >> /etc/group
+ckx 3 "ppi cancel as nobody: refused (exit 3)" su -s /bin/sh nobody -c "tpmbox ppi cancel"
+ck "... saying root is needed" has "needs root"
+ck "... and the request is still 5" sh -c "test \"\$(cat $ppi/request)\" = 5"
+ckx 1 "ppi: an operation the firmware does not list is refused" sh -c "echo 99 > $ppi/request"
+ck "ppi cancel at the end" tpmbox ppi cancel
+
 ck "clearall --yes" tpmbox clearall --yes
 ckx 1 "after clearall the blob's SRK is gone: unseal exits 1" tpmbox -T device:/dev/tpmrm0 unseal $T/blob-tpmrm0
 ck "... and says the blob was sealed under another SRK" has "sealed under another SRK"
