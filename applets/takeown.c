@@ -14,6 +14,11 @@
 #include "tpm2/owner.h"
 #include "tpm2/pcr.h"
 #include "tpm2/srk.h"
+#include "crypto/pk.h"
+#include "tpm.h"
+#include "tpm12/cap.h"
+#include "tpm12/da.h"
+#include "tpm12/owner.h"
 
 static const char usage[] =
 	"usage: takeown [--owner-auth AUTH] [--endorsement-auth AUTH]\n"
@@ -52,6 +57,14 @@ static const char usage[] =
 	"                           (the lockout value is not tried)\n"
 	"  --json                   a JSON report of the steps on stdout\n"
 	"  -v                       say each step on stderr\n"
+	"  --srk-auth AUTH          TPM 1.2: the SRK's value (default: the\n"
+	"                           well-known secret, as tpm_takeownership -z)\n"
+	"On a TPM 1.2: TPM_TakeOwnership with --owner-auth and --srk-auth\n"
+	"(SHA-1 of each, as tpm-tools makes them from passwords; the well-known\n"
+	"secret by default, as tpm_takeownership -y -z) encrypted to the EK;\n"
+	"owned already: the owner value is confirmed, nothing changes.  Prints\n"
+	"the SRK's SHA-1 (of its TPM_PUBKEY).  --srk-pub, --force, --dry-run,\n"
+	"--json and -v work as on a TPM 2.0; the other options are TPM 2.0's.\n"
 	"AUTH: str:TEXT hex:HEX file:PATH file:- env:VAR (see tpmbox(1)).\n";
 
 #define MAX_STEPS 8
@@ -61,6 +74,8 @@ struct opts {
 	const char *newspec[TPM2_NHIER], *oldspec[TPM2_NHIER];
 	const char *platspec;
 	const char *srkpub;
+	const char *srkspec;	/* --srk-auth (TPM 1.2) */
+	int n20;		/* options only a TPM 2.0 has, given */
 	int verbose, json;
 	struct {		/* the steps, as tpm2_takeown reports them */
 		int step, hier, result;
@@ -99,6 +114,7 @@ static const struct option longopts[] = {
 	{"ek", optional_argument, NULL, 'k'},
 	{"dry-run", no_argument, NULL, 'n'},
 	{"json", no_argument, NULL, 'j'},
+	{"srk-auth", required_argument, NULL, 'S'},
 	{NULL, 0, NULL, 0}
 };
 
@@ -116,6 +132,7 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 		case 'E': o->oldspec[TPM2_HIER_ENDORSEMENT] = optarg; break;
 		case 'L': o->oldspec[TPM2_HIER_LOCKOUT] = optarg; break;
 		case 'p': o->srkpub = optarg; break;
+		case 'S': o->srkspec = optarg; break;
 		case 'r': o->own.rsa = 1; break;
 		case 'f': o->own.force = 1; break;
 		case 'v': o->verbose = 1; break;
@@ -157,6 +174,8 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 		default:
 			return ctx_usage(c, "unknown option");
 		}
+		if (strchr("elOELrPbkmtR", ch))
+			o->n20 = 1;
 	}
 	if (optind != argc)
 		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
@@ -321,6 +340,98 @@ static int write_srk_pub(struct ctx *c, const struct opts *o)
 	return rc;
 }
 
+/* TPM 1.2: ownership (tpm12/owner.h), the SRK's public key, the report:
+ * one step, "ownership". */
+static int takeown12(struct ctx *c, struct tpm *t, struct opts *o)
+{
+	const struct authval *ov = o->own.h[TPM2_HIER_OWNER].has_new ?
+				   &o->own.h[TPM2_HIER_OWNER].nw : NULL;
+	struct tpm12_own *w = calloc(1, sizeof(*w));
+	char hex[41], detail[96];
+	struct authval sv;
+	uint32_t owned;
+	int rc, result;
+
+	if (!w)
+		return ctx_usage(c, "out of memory");
+	if (o->n20) {
+		rc = ctx_usage(c, "this TPM is a TPM 1.2: --owner-auth, "
+			       "--srk-auth, --srk-pub, --force, --dry-run, "
+			       "--json and -v are its options; the others "
+			       "are TPM 2.0's");
+		goto out;
+	}
+	if (o->srkspec && auth_parse(o->srkspec, &sv, &c->e)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	tpm12_auth_value(ov, w->owner);
+	tpm12_auth_value(o->srkspec ? &sv : NULL, w->srk);
+	if (o->srkspec)
+		auth_wipe(&sv);
+	if (o->own.dry) {
+		/* Nothing tried: a wrong owner value counts on a 1.2. */
+		if ((rc = tpm12_getprop(t, TPM12_CAP_PROP_OWNER, &owned))) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+		result = owned ? TPM2_OWN_UNCHECKED : TPM2_OWN_NEEDED;
+		snprintf(detail, sizeof(detail), "%s", owned ? "owned; the "
+			 "owner value is not tried in a dry run" : "not owned");
+	} else {
+		if (tpm12_takeown(t, w)) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+		result = w->already ? TPM2_OWN_ALREADY : TPM2_OWN_DONE;
+		snprintf(detail, sizeof(detail), "%s", w->already ? "owned, "
+			 "the owner value confirmed" : "TPM_TakeOwnership, "
+			 "RSA-2048 SRK");
+		hex_encode(w->srkhash, 20, hex);
+	}
+	if (o->verbose)
+		fprintf(stderr, "takeown: ownership: %s (%s)\n",
+			result_words(result), detail);
+	if (o->srkpub && !o->own.dry) {
+		char *pem;
+		size_t len;
+
+		if (pk_pem_rsa(w->srkpub.pub, w->srkpub.publen,
+			       tpm12_rsa_exponent(&w->srkpub.parms), &pem,
+			       &len)) {
+			err_set(&c->e, EX_FAIL, "cannot encode the SRK public "
+				"key as PEM");
+			rc = ctx_fail(c);
+			goto out;
+		}
+		rc = file_write_same(o->srkpub, pem, len, o->own.force ?
+				     OUT_FORCE : 0, &c->e);
+		free(pem);
+		if (rc) {
+			if (!o->own.force)
+				err_hint(&c->e, "--force replaces it");
+			rc = ctx_fail(c);
+			goto out;
+		}
+	}
+	if (o->json)
+		printf("{\"family\":\"1.2\",\"dry_run\":%s,\"steps\":[{"
+		       "\"step\":\"ownership\",\"result\":\"%s\",\"detail\":"
+		       "\"%s\"}],\"srk_hash\":%s%s%s,\"reboot\":false}\n",
+		       o->own.dry ? "true" : "false", result_json(result),
+		       detail, o->own.dry ? "" : "\"", o->own.dry ? "null" :
+		       hex, o->own.dry ? "" : "\"");
+	else if (o->own.dry)
+		printf("ownership: %s (%s)\n", result_words(result), detail);
+	else
+		printf("%s\n", hex);
+	rc = 0;
+out:
+	explicit_bzero(w, sizeof(*w));
+	free(w);
+	return rc;
+}
+
 static int run(struct ctx *c, int argc, char **argv)
 {
 	struct opts *o = calloc(1, sizeof(*o));
@@ -335,8 +446,17 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto out;
 	/* The steps (tpm2/owner.h), then the SRK's public key, then the
 	 * report. */
-	if (!(t = ctx_tpm(c))) {
+	if (!(t = ctx_tpm(c)) || !(rc = tpm_family(t))) {
 		rc = ctx_fail(c);
+		goto out;
+	}
+	if (rc == TPM_FAMILY_12) {
+		rc = takeown12(c, t, o);
+		goto out;
+	}
+	if (o->srkspec) {
+		rc = ctx_usage(c, "--srk-auth is for a TPM 1.2 (a TPM 2.0's "
+			       "standard SRK has no value)");
 		goto out;
 	}
 	if ((rc = tpm2_takeown(t, &o->own))) {

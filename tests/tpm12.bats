@@ -452,3 +452,78 @@ $want"
 	assert_success
 	assert_line "in lockout: no"
 }
+
+@test "tpm12: takeown: TPM_TakeOwnership with the well-known values; tpm-tools through tcsd then works as owner (tpm_getpubek -z) and seals under the SRK; a re-run sends no TakeOwnership" {
+	(
+		unset TCSD_DIR SWTPM12_DIR SWTPM12_PORT TSS_TCSD_PORT
+		trap tpm12_oracle_stop EXIT
+		swtpm12_tcp_start || exit 1
+		d=$BATS_TEST_TMPDIR
+		out=$(tb takeown --dry-run) || exit 1
+		[ "$out" = "ownership: needed (not owned)" ] || { echo "$out"; exit 1; }
+		hash=$(tb takeown -v --srk-pub "$d/srk.pem" 2>"$d/err") || { cat "$d/err"; exit 1; }
+		[[ $hash =~ ^[0-9a-f]{40}$ ]] || { echo "$hash"; exit 1; }
+		grep -qx "takeown: ownership: done (TPM_TakeOwnership, RSA-2048 SRK)" "$d/err" || exit 1
+		openssl pkey -pubin -in "$d/srk.pem" -noout -text | grep -q "(2048 bit)" || exit 1
+		# Again: owned, the owner value confirmed, the same SRK, and no
+		# TakeOwnership on the wire.
+		tb --trace takeown --json >"$d/json" 2>"$d/trace" || exit 1
+		grep -q TPM_TakeOwnership "$d/trace" && { echo "TakeOwnership sent again"; exit 1; }
+		grep -q TPM_OwnerReadInternalPub "$d/trace" || exit 1
+		[ "$(jq -r '.steps[0].result' "$d/json")" = already ] || exit 1
+		[ "$(jq -r .srk_hash "$d/json")" = "$hash" ] || exit 1
+		# A wrong owner value: exit 4, nothing changed.
+		rc=0; tb takeown --owner-auth str:other 2>"$d/err" || rc=$?
+		[ $rc = 4 ] || { cat "$d/err"; exit 1; }
+		grep -q "has an owner, and the owner value given is not its value" "$d/err" || exit 1
+		# tpm-tools as the owner (well-known, -z) and under the SRK
+		# (well-known): tcsd needs its SRK entry (TPM12.md).
+		tcsd_load_ps "$(tcsd_srk_ps)" || exit 1
+		tcsd_start || exit 1
+		tpm_getpubek -z >"$d/pubek" || exit 1
+		grep -qi "public key" "$d/pubek" || { cat "$d/pubek"; exit 1; }
+		tpm_takeownership -y -z 2>/dev/null && { echo "owned twice"; exit 1; }
+		head -c 300 /dev/urandom >"$d/in"
+		tpm_sealdata -z -i "$d/in" -o "$d/sealed" || exit 1
+		tpm_unsealdata -z -i "$d/sealed" -o "$d/out" || exit 1
+		cmp "$d/in" "$d/out" || exit 1
+		exit 0
+	)
+}
+
+@test "tpm12: takeown with owner and SRK values: encrypted to the EK, never on the bus; no EK: a clear refusal; TPM 2.0 options refused" {
+	(
+		unset TCSD_DIR SWTPM12_DIR SWTPM12_PORT TSS_TCSD_PORT
+		trap tpm12_oracle_stop EXIT
+		swtpm12_tcp_start || exit 1
+		d=$BATS_TEST_TMPDIR
+		tb --trace takeown --owner-auth str:opw-1 --srk-auth str:spw-1 >"$d/hash" 2>"$d/trace" || { cat "$d/trace"; exit 1; }
+		for v in opw-1 spw-1; do
+			h=$(printf %s "$v" | sha1sum | cut -d' ' -f1)
+			grep -qi "$h" "$d/trace" && { echo "$v's auth on the bus"; exit 1; }
+		done
+		# positive control: the trace has the command's own bytes
+		# (tag 00c2, ordinal 0000000d, protocol 0005), so the check
+		# above reads what crossed the bus
+		grep -q TPM_TakeOwnership "$d/trace" || exit 1
+		grep -Eq "^  00c2[0-9a-f]{8}0000000d0005" "$d/trace" || { cat "$d/trace"; exit 1; }
+		# the owner value is SHA-1 of the AUTH bytes: dalock --reset
+		# (owner-authorized) takes it, and refuses the well-known one
+		tb dalock --reset --owner-auth str:opw-1 >/dev/null || exit 1
+		rc=0; tb dalock --reset 2>/dev/null || rc=$?
+		[ $rc = 4 ] || exit 1
+		out=$(tb takeown --owner-auth str:opw-1) || exit 1
+		[ "$out" = "$(cat "$d/hash")" ] || exit 1
+		rc=0; tb takeown --owner-auth str:opw-1 --max-tries 3 2>"$d/err" || rc=$?
+		[ $rc = 2 ] || exit 1
+		grep -q "the others are TPM 2.0's" "$d/err" || exit 1
+		tpm12_oracle_stop
+		unset SWTPM12_DIR SWTPM12_PORT
+		swtpm12_tcp_start --no-ek || exit 1
+		rc=0; tb takeown 2>"$d/err" || rc=$?
+		[ $rc = 1 ] || { cat "$d/err"; exit 1; }
+		grep -q "has no endorsement key" "$d/err" || exit 1
+		grep -q "TPM_CreateEndorsementKeyPair" "$d/err" || exit 1
+		exit 0
+	)
+}

@@ -10,6 +10,7 @@
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
 #include "tpm12/da.h"
+#include "tpm12/owner.h"
 #include "tpm12/pcr.h"
 #include "tpm12/random.h"
 #include "tpm12/session.h"
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	op = data[0];
 	arg = data[1];
 	memset(&e, 0, sizeof(e));
-	if (op % 11 == 8) {
+	if (op % 12 == 8) {
 		/* The parser alone, on the raw bytes. */
 		const uint8_t *body;
 		size_t blen;
@@ -46,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 11) {
+	switch (op % 12) {
 	case 0:
 		/* Family from the first answer, then TPM_GetRandom loops. */
 		tpm_getrandom(t, buf, (size_t)arg * 300 + 1);
@@ -133,6 +134,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* TPM_ResetLockValue: OIAP, the call, its HMAC checked */
 		tpm12_da_reset(t, zero);
 		break;
+	case 11: {
+		/* takeown: the owner flag, then ReadPubek (checksum), OIAP,
+		 * TakeOwnership (the SRK's TPM_KEY, HMAC) or, owned,
+		 * OwnerReadInternalPub (TPM_PUBKEY) */
+		struct tpm12_own *w = calloc(1, sizeof(*w));
+
+		if (w)
+			tpm12_takeown(t, w);
+		free(w);
+		break;
+	}
 	}
 	tpm_close(t);
 	return 0;
