@@ -1,11 +1,16 @@
 /* clearall: TPM2_Clear, after listing what it destroys. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "applet.h"
 #include "auth.h"
+#include "tpm.h"
+#include "tpm12/cap.h"
+#include "tpm12/da.h"
+#include "tpm12/owner.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
@@ -31,7 +36,16 @@ static const char usage[] =
 	"terminal)\n"
 	"  --dry-run            only list what would be destroyed\n"
 	"  --ppi                ask the firmware to clear the TPM at the next\n"
-	"                       boot instead (the same as `ppi clear`)\n";
+	"                       boot instead (the same as `ppi clear`)\n"
+	"On a TPM 1.2: clearall [--owner-auth AUTH | --physical-presence]\n"
+	"[--yes] [--dry-run] runs TPM_OwnerClear with the owner value (SHA-1\n"
+	"of AUTH; default the well-known secret) or, with software physical\n"
+	"presence, TPM_ForceClear; the TPM is then disabled and deactivated:\n"
+	"clearall --reenable (physical presence: TPM_PhysicalEnable,\n"
+	"TPM_PhysicalSetDeactivated) brings it back after a reboot (exit 7).\n"
+	"  --owner-auth AUTH    TPM 1.2: the owner value\n"
+	"  --physical-presence  TPM 1.2: TPM_ForceClear (where allowed)\n"
+	"  --reenable           TPM 1.2: enable and activate (at next boot)\n";
 
 #define MAXH TPM2_HANDLES_MAX
 
@@ -58,15 +72,108 @@ static const struct option longopts[] = {
 	{"yes", no_argument, NULL, 'y'},
 	{"dry-run", no_argument, NULL, 'n'},
 	{"ppi", no_argument, NULL, 'P'},
+	{"owner-auth", required_argument, NULL, 'o'},
+	{"physical-presence", no_argument, NULL, 'x'},
+	{"reenable", no_argument, NULL, 'r'},
 	{NULL, 0, NULL, 0}
 };
+
+/* The consent every clear needs: --yes, or "yes" typed at a terminal. */
+static int consent(struct ctx *c, int yes)
+{
+	if (yes)
+		return 0;
+	if (!isatty(0))
+		return ctx_usage(c, "refusing to clear the TPM without --yes: "
+				 "standard input is not a terminal");
+	if (!confirm()) {
+		err_set(&c->e, EX_FAIL, "not cleared: not confirmed");
+		return ctx_fail(c);
+	}
+	return 0;
+}
+
+/* TPM 1.2: TPM_OwnerClear (owner value) or TPM_ForceClear (physical
+ * presence), after saying what goes; or --reenable. */
+static int clear12(struct ctx *c, struct tpm *t, const char *ownerspec,
+		   int pp, int reenable, int yes, int dry)
+{
+	struct tpm12_info *in = calloc(1, sizeof(*in));
+	struct authval v;
+	uint8_t owner[20];
+	int rc;
+
+	if (!in)
+		return ctx_usage(c, "out of memory");
+	if ((rc = tpm12_info(t, in))) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if (reenable) {
+		if (tpm12_reenable(t)) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+		printf("enabled and activated from the next boot\n");
+		err_set(&c->e, EX_REBOOT, "done: the TPM is active after the "
+			"next reboot or TPM_Startup (exit 7)");
+		rc = ctx_fail(c);
+		goto out;
+	}
+	/* Step 1: what goes. */
+	if (!in->owner) {
+		printf("%s: no owner; nothing to clear\n", dry ? "would clear" :
+		       "to clear");
+		rc = 0;
+		goto out;
+	}
+	printf("%s: the owner value, the SRK and every key under it, the "
+	       "owner's NV areas; the TPM is left disabled and deactivated "
+	       "(clearall --reenable)\n", dry ? "would clear" : "to clear");
+	fflush(stdout);
+	if (dry) {
+		rc = 0;
+		goto out;
+	}
+	/* Step 2: consent; step 3: the clear. */
+	if ((rc = consent(c, yes)))
+		goto out;
+	if (pp) {
+		rc = tpm12_force_clear(t);
+	} else {
+		if (ownerspec && auth_parse(ownerspec, &v, &c->e)) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+		tpm12_auth_value(ownerspec ? &v : NULL, owner);
+		if (ownerspec)
+			auth_wipe(&v);
+		rc = tpm12_owner_clear(t, owner);
+		explicit_bzero(owner, sizeof(owner));
+		if (rc == EX_AUTH)
+			err_hint(&c->e, "give the owner value with --owner-auth "
+				 "(or --physical-presence where the platform "
+				 "allows it); a wrong value counts toward the "
+				 "lockout");
+	}
+	if (rc) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	printf("cleared\n");
+	rc = 0;
+out:
+	free(in);
+	return rc;
+}
 
 static int run(struct ctx *c, int argc, char **argv)
 {
 	uint32_t pers[MAXH], nvh[MAXH], perm;
 	size_t np, nn, i, npers = 0, nnv = 0;
-	const char *lockspec = NULL;
-	int platform = 0, yes = 0, dry = 0, ppi = 0, o, rc;
+	const char *lockspec = NULL, *ownerspec = NULL;
+	int platform = 0, yes = 0, dry = 0, ppi = 0, pp = 0, reenable = 0;
+	int o, rc;
 	struct authval av;
 	struct tpm2_session *s = NULL;
 	struct tpm2_auth a;
@@ -80,6 +187,9 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'y': yes = 1; break;
 		case 'n': dry = 1; break;
 		case 'P': ppi = 1; break;
+		case 'o': ownerspec = optarg; break;
+		case 'x': pp = 1; break;
+		case 'r': reenable = 1; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -101,11 +211,30 @@ static int run(struct ctx *c, int argc, char **argv)
 		optind = 0;
 		return applet_ppi.main(c, yes ? 3 : 2, pargv);
 	}
+	if (ownerspec && pp)
+		return ctx_usage(c, "give --owner-auth or --physical-presence, "
+				 "not both");
+	if (reenable && (ownerspec || pp || dry || lockspec || platform))
+		return ctx_usage(c, "--reenable takes no other option");
+	/* The family decides the job (a TPM 1.2 clears differently). */
+	if (!(t = ctx_tpm(c)) || !(rc = tpm_family(t)))
+		return ctx_fail(c);
+	if (rc == TPM_FAMILY_12) {
+		if (lockspec || platform)
+			return ctx_usage(c, "this TPM is a TPM 1.2: it clears "
+					 "with the owner value (--owner-auth) "
+					 "or physical presence "
+					 "(--physical-presence)");
+		return clear12(c, t, ownerspec, pp, reenable, yes, dry);
+	}
+	if (ownerspec || pp || reenable)
+		return ctx_usage(c, "--owner-auth, --physical-presence and "
+				 "--reenable are for a TPM 1.2");
 	if (lockspec && auth_parse(lockspec, &av, &c->e))
 		return ctx_fail(c);
 
 	/* Step 1: what will be destroyed. */
-	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
+	if (tpm2_trust_begin(t) ||
 	    tpm2_getprop(t, TPM2_PT_PERMANENT, &perm) ||
 	    tpm2_gethandles(t, 0x81000000u, pers, MAXH, &np) ||
 	    tpm2_gethandles(t, 0x01000000u, nvh, MAXH, &nn)) {
@@ -151,19 +280,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 
 	/* Step 2: confirmation. */
-	if (!yes) {
-		if (!isatty(0)) {
-			rc = ctx_usage(c, "refusing to clear the TPM without "
-				       "--yes: standard input is not a "
-				       "terminal");
-			goto out;
-		}
-		if (!confirm()) {
-			err_set(&c->e, EX_FAIL, "not cleared: not confirmed");
-			rc = ctx_fail(c);
-			goto out;
-		}
-	}
+	if ((rc = consent(c, yes)))
+		goto out;
 
 	/* Step 3: TPM2_Clear; a lockout value keys the HMAC of a session
 	 * salted to the SRK (pinned when a pin is set), never the bus. */

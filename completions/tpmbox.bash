@@ -9,7 +9,7 @@ _tpmbox_opts() {
 	activatecredential) echo "-k -i -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	akcreate) echo "-o --pub --tpm-public --name --rsa --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	checkquote) echo "-k --srk-name --srk-pub -n -p --msg --sig --pcrs --eventlog --imalog --json -T --tcti --timeout --trace -h --help" ;;
-	clearall) echo "--lockout-auth --platform --yes --dry-run --ppi --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	clearall) echo "--lockout-auth --platform --yes --dry-run --ppi --owner-auth --physical-presence --reenable --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	dalock) echo "--reset --set --lockout-auth --json --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	ekpub) echo "--rsa --ecc -o --pub --name -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	eventlog) echo "--json --pcrs --check -T --tcti --timeout --trace -h --help" ;;

@@ -132,4 +132,12 @@ populate() {
 	assert_output --partial "unexpected argument 'now'"
 	run tb clearall --lockout-auth hex:xyz --dry-run
 	assert_failure 2
+	# the TPM 1.2 options (tests/tpm12.bats)
+	for o in "--owner-auth str:x" --physical-presence --reenable; do
+		run tb clearall $o --dry-run
+		assert_failure 2
+	done
+	run tb clearall --owner-auth str:x --yes
+	assert_failure 2
+	assert_output --partial "are for a TPM 1.2"
 }

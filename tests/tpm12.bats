@@ -527,3 +527,50 @@ $want"
 		exit 0
 	)
 }
+
+@test "tpm12: clearall: TPM_OwnerClear with the owner value, --reenable (exit 7) and a reboot, tpm-tools takes ownership after it; --physical-presence clears tpm-tools' owner; takeown again" {
+	(
+		unset TCSD_DIR SWTPM12_DIR SWTPM12_PORT TSS_TCSD_PORT
+		trap tpm12_oracle_stop EXIT
+		swtpm12_tcp_start || exit 1
+		d=$BATS_TEST_TMPDIR
+		tb takeown --owner-auth str:own-1 >/dev/null || exit 1
+		out=$(tb clearall --dry-run) || exit 1
+		[[ $out == "would clear: the owner value, the SRK"* ]] || { echo "$out"; exit 1; }
+		rc=0; tb clearall --owner-auth str:own-1 </dev/null 2>"$d/err" >/dev/null || rc=$?
+		[ $rc = 2 ] && grep -q "without --yes" "$d/err" || { cat "$d/err"; exit 1; }
+		rc=0; tb clearall --yes --owner-auth str:wrong 2>"$d/err" >/dev/null || rc=$?
+		[ $rc = 4 ] || { cat "$d/err"; exit 1; }
+		rc=0; tb clearall --yes --lockout-auth str:x 2>"$d/err" || rc=$?
+		[ $rc = 2 ] && grep -q "it clears with the owner value" "$d/err" || exit 1
+		tb info >"$d/info" || exit 1
+		grep -qx "owner present: yes" "$d/info" || { cat "$d/info"; exit 1; }
+		out=$(tb clearall --yes --owner-auth str:own-1) || exit 1
+		echo "$out" | grep -qx cleared || exit 1
+		tb info >"$d/info" || exit 1
+		grep -qx "owner present: no" "$d/info" || { cat "$d/info"; exit 1; }
+		grep -qx "enabled: no" "$d/info" || { cat "$d/info"; exit 1; }
+		# Disabled: takeown says how to come back.
+		rc=0; tb takeown 2>"$d/err" || rc=$?
+		[ $rc = 1 ] && grep -q "clearall --reenable" "$d/err" || { cat "$d/err"; exit 1; }
+		rc=0; tb clearall --reenable 2>"$d/err" >/dev/null || rc=$?
+		[ $rc = 7 ] || { cat "$d/err"; exit 1; }
+		swtpm12_restart || exit 1
+		tb info >"$d/info" || exit 1
+		grep -qx "enabled: yes" "$d/info" && grep -qx "activated: yes" "$d/info" || { cat "$d/info"; exit 1; }
+		# tpm-tools takes ownership of the TPM tpmbox cleared ...
+		tcsd_start || exit 1
+		tpm_takeownership -y -z || exit 1
+		tcsd_stop
+		# ... and physical presence (software-asserted, as swtpm
+		# allows) clears tpm-tools' owner without its value.
+		out=$(tb clearall --yes --physical-presence) || exit 1
+		echo "$out" | grep -qx cleared || exit 1
+		rc=0; tb clearall --reenable >/dev/null 2>&1 || rc=$?
+		[ $rc = 7 ] || exit 1
+		swtpm12_restart || exit 1
+		tb takeown >/dev/null || exit 1
+		grep -q "owner present: yes" <(tb info) || exit 1
+		exit 0
+	)
+}

@@ -33,4 +33,22 @@ struct tpm12_own {
  * TPM_CreateEndorsementKeyPair. */
 int tpm12_takeown(struct tpm *t, struct tpm12_own *o);
 
+#define TPM12_ORD_OwnerClear		0x0000005b
+#define TPM12_ORD_ForceClear		0x0000005d
+#define TPM12_ORD_PhysicalEnable	0x0000006f
+#define TPM12_ORD_PhysicalSetDeactivated	0x00000072
+#define TPM12_ORD_TSC_PhysicalPresence	0x4000000a
+#define TPM12_PP_PRESENT		0x0008
+
+/* TPM_OwnerClear over OIAP with the owner value (20 bytes; the answer's
+ * HMAC checked). */
+int tpm12_owner_clear(struct tpm *t, const uint8_t owner[20]);
+/* Physical presence asserted by software (TSC_PhysicalPresence(PRESENT),
+ * which the platform may forbid: exit 1 saying so), then TPM_ForceClear. */
+int tpm12_force_clear(struct tpm *t);
+/* Physical presence, then TPM_PhysicalEnable and
+ * TPM_PhysicalSetDeactivated(FALSE): in effect after the next TPM_Startup
+ * (a reboot). */
+int tpm12_reenable(struct tpm *t);
+
 #endif

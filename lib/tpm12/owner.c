@@ -36,6 +36,10 @@ static int read_pubek(struct tpm *t, struct tpm12_pubkey *ek)
 	c.in = nonce;
 	c.inlen = sizeof(nonce);
 	if ((rc = tpm12_call(t, &c))) {
+		if (t->e->rc == 0x06 || t->e->rc == 0x07)
+			/* TPM_DEACTIVATED, TPM_DISABLED: as a clear leaves it */
+			err_hint(t->e, "after a clear: tpmbox clearall "
+				 "--reenable, then reboot");
 		if (t->e->rc == 0x23) {	/* TPM_NO_ENDORSEMENT */
 			err_set(t->e, EX_FAIL, "this TPM 1.2 has no "
 				"endorsement key to encrypt the owner value "
@@ -204,4 +208,81 @@ int tpm12_takeown(struct tpm *t, struct tpm12_own *o)
 	}
 	pubkey_hash(&o->srkpub, o->srkhash);
 	return 0;
+}
+
+int tpm12_owner_clear(struct tpm *t, const uint8_t owner[20])
+{
+	struct tpm12_call c = { .ord = TPM12_ORD_OwnerClear, .na = 1 };
+	struct tpm12_sess s;
+	int rc;
+
+	if ((rc = tpm12_oiap(t, owner, &s)))
+		return rc;
+	c.auth[0] = &s;
+	s.cont = 0;
+	rc = tpm12_call(t, &c);
+	if (!rc && c.outlen)
+		rc = err_set(t->e, EX_IO, "TPM_OwnerClear: malformed response");
+	if (rc) {
+		struct tberr keep = *t->e;
+
+		tpm12_sess_end(t, &s);
+		*t->e = keep;
+		return rc;
+	}
+	return tpm12_sess_end(t, &s);
+}
+
+/* One command with no authorization whose answer has no body. */
+static int plain(struct tpm *t, uint32_t ord, const uint8_t *in, size_t n)
+{
+	struct tpm12_call c = { .ord = ord, .in = in, .inlen = n };
+	int rc;
+
+	if ((rc = tpm12_call(t, &c)))
+		return rc;
+	if (c.outlen)
+		return err_set(t->e, EX_IO, "%s: malformed response",
+			       tpm12_ord_name(ord));
+	return 0;
+}
+
+static int presence(struct tpm *t)
+{
+	static const uint8_t present[2] = { 0x00, TPM12_PP_PRESENT };
+	int rc;
+
+	if ((rc = plain(t, TPM12_ORD_TSC_PhysicalPresence, present, 2))) {
+		char why[sizeof(t->e->msg)];
+
+		if (rc == EX_IO)
+			return rc;	/* the transport, not the platform */
+		memcpy(why, t->e->msg, sizeof(why));
+		err_set(t->e, EX_FAIL, "the platform does not let software "
+			"assert physical presence (%s)", why);
+		err_hint(t->e, "most firmware locks it before the OS boots: "
+			 "use its setup menu, or the physical presence "
+			 "interface (tpmbox ppi)");
+	}
+	return rc;
+}
+
+int tpm12_force_clear(struct tpm *t)
+{
+	int rc;
+
+	if ((rc = presence(t)))
+		return rc;
+	return plain(t, TPM12_ORD_ForceClear, NULL, 0);
+}
+
+int tpm12_reenable(struct tpm *t)
+{
+	static const uint8_t no[1] = { 0 };
+	int rc;
+
+	if ((rc = presence(t)) ||
+	    (rc = plain(t, TPM12_ORD_PhysicalEnable, NULL, 0)))
+		return rc;
+	return plain(t, TPM12_ORD_PhysicalSetDeactivated, no, 1);
 }

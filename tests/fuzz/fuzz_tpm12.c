@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	op = data[0];
 	arg = data[1];
 	memset(&e, 0, sizeof(e));
-	if (op % 12 == 8) {
+	if (op % 14 == 8) {
 		/* The parser alone, on the raw bytes. */
 		const uint8_t *body;
 		size_t blen;
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 12) {
+	switch (op % 14) {
 	case 0:
 		/* Family from the first answer, then TPM_GetRandom loops. */
 		tpm_getrandom(t, buf, (size_t)arg * 300 + 1);
@@ -145,6 +145,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(w);
 		break;
 	}
+	case 12:
+		/* clearall: TPM_OwnerClear over OIAP */
+		tpm12_owner_clear(t, zero);
+		break;
+	case 13:
+		/* clearall --physical-presence, --reenable */
+		if (arg & 1)
+			tpm12_force_clear(t);
+		else
+			tpm12_reenable(t);
+		break;
 	}
 	tpm_close(t);
 	return 0;
