@@ -304,8 +304,16 @@ $want"
 	for i in $(seq 1 20); do "$S12" "$T" oiap opass >/dev/null; done
 }
 
+# reset12: TPM_Init and TPM_Startup(ST_CLEAR) on the owned TPM: the
+# sessions damaged answers left open are gone (16 slots).
+reset12() {
+	swtpm_ioctl --unix "$O/sock.ctrl" -i >/dev/null
+	[ "$(SWTPM_DIR=$O raw12 00c10000000c000000990001)" = 00c40000000a00000000 ]
+}
+
 @test "tpm12: damaged responses: sessions never act on a changed answer; applets fail cleanly" {
 	owned12
+	srk=$("$TPMBOX" -T "swtpm:path=$O/sock" takeown --owner-auth str:opass)
 	seed=${TPM12_SEED:-$RANDOM}
 	echo "faketpm mutate seed $seed"
 	want=$("$S12" "swtpm:path=$O/sock" oiap opass)
@@ -334,6 +342,7 @@ $want"
 	[ "$fails" -gt 0 ]
 	# dalock --reset through the same damage: an exit 0 means the
 	# TPM's own count (read raw, past the proxy) is 0 right after.
+	reset12
 	roks=0 rfails=0
 	for i in $(seq 1 30); do
 		set +e
@@ -352,6 +361,27 @@ $want"
 	done
 	echo "dalock --reset: $roks ok, $rfails failed cleanly"
 	[ "$rfails" -gt 0 ]
+	# takeown on the owned TPM through the same damage: an exit 0 means
+	# the owner value was confirmed and the SRK is the TPM's own.
+	reset12
+	toks=0 tfails=0
+	for i in $(seq 1 30); do
+		set +e
+		timeout 10 "$TPMBOX" -T "swtpm:path=$F" takeown \
+			--owner-auth str:opass > "$d/out" 2> "$d/err"
+		rc=$?
+		set -e
+		case $rc in
+		0)	toks=$((toks + 1))
+			[ "$(cat "$d/out")" = "$srk" ] || { echo "exit 0, SRK $(cat "$d/out")"; false; } ;;
+		1|3|4|5) tfails=$((tfails + 1))
+			grep -q '^tpmbox takeown: ' "$d/err" || { cat "$d/err"; false; } ;;
+		*)	echo "takeown exit $rc"; cat "$d/err"; false ;;
+		esac
+	done
+	echo "takeown: $toks ok, $tfails failed cleanly"
+	[ "$tfails" -gt 0 ]
+
 	kill "$FAKEPID"; sleep 0.1
 	FAKETPM_TARGET=$SWTPM_DIR/sock FAKETPM_SEED=$seed fake mutate
 	oks=0 fails=0
