@@ -213,6 +213,7 @@ recipe() {
 	recover) return 2 ;;	# never opens the TPM
 	makecredential) return 2 ;;	# likewise
 	policysign|pcrpredict) return 2 ;;	# likewise (host-side only)
+	ppi) return 2 ;;	# sysfs only: tests/ppi.bats and fuzz_ppi
 	dalock) ARGS=(dalock --reset) ;;
 	pcrallocate)
 		# the request stays pending (nothing restarts this swtpm):
