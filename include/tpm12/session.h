@@ -39,6 +39,16 @@ int tpm12_osap(struct tpm *t, uint16_t etype, uint32_t evalue,
  * command sent with cont = 0 already ended it).  Wipes s. */
 int tpm12_sess_end(struct tpm *t, struct tpm12_sess *s);
 
+/* One command authorized by a fresh OIAP session keyed with auth (20
+ * bytes), sent with continueAuthSession = 0 so that the TPM ends it; the
+ * answer's HMAC is checked by tpm12_call.  c->na and c->auth[0] are set
+ * here.  On an error the session is ended and the error kept; on
+ * success c->out is the answer (the TPM ended the session: an answer
+ * that says otherwise is an error). */
+struct tpm12_call;
+int tpm12_call_oiap(struct tpm *t, const uint8_t auth[20],
+		    struct tpm12_call *c);
+
 /* ADIP: encAuth = newAuth XOR SHA-1(sharedSecret || nonceEven), the
  * nonceEven the session holds now (Part 1, 13.7.1). */
 void tpm12_adip(const struct tpm12_sess *s, const uint8_t newauth[20],

@@ -60,28 +60,15 @@ int tpm12_da_state(struct tpm *t, struct tpm12_da *d)
 
 int tpm12_da_reset(struct tpm *t, const uint8_t owner[20])
 {
-	struct tpm12_call c = { .ord = TPM12_ORD_ResetLockValue, .na = 1 };
-	struct tpm12_sess s;
+	struct tpm12_call c = { .ord = TPM12_ORD_ResetLockValue };
 	int rc;
 
-	if ((rc = tpm12_oiap(t, owner, &s)))
+	if ((rc = tpm12_call_oiap(t, owner, &c)))
 		return rc;
-	c.auth[0] = &s;
-	s.cont = 0;	/* the TPM ends the session with the answer */
-	rc = tpm12_call(t, &c);
-	if (rc == 0 && c.outlen)
-		rc = err_set(t->e, EX_IO, "TPM_ResetLockValue: malformed "
-			     "response");
-	if (rc) {
-		/* A refused command ends the session on the TPM (tpm12_call
-		 * knows); keep the refusal, not a flush's error. */
-		struct tberr keep = *t->e;
-
-		tpm12_sess_end(t, &s);
-		*t->e = keep;
-		return rc;
-	}
-	return tpm12_sess_end(t, &s) ? t->e->code : 0;
+	if (c.outlen)
+		return err_set(t->e, EX_IO, "TPM_ResetLockValue: malformed "
+			       "response");
+	return 0;
 }
 
 void tpm12_auth_value(const struct authval *v, uint8_t out[20])

@@ -91,12 +91,11 @@ static int enc_auth(struct tpm *t, const struct tpm12_pubkey *ek,
 static int take(struct tpm *t, struct tpm12_own *o)
 {
 	static uint8_t in[2 + 2 * (4 + TPM12_RSA_MAX) + 128];
-	struct tpm12_call c = { .ord = TPM12_ORD_TakeOwnership, .na = 1 };
+	struct tpm12_call c = { .ord = TPM12_ORD_TakeOwnership };
 	uint8_t encown[TPM12_RSA_MAX], encsrk[TPM12_RSA_MAX];
 	size_t nown, nsrk;
 	struct tpm12_pubkey ek;
 	struct tpm12_key srk;
-	struct tpm12_sess s;
 	struct tb b;
 	int rc;
 
@@ -127,23 +126,12 @@ static int take(struct tpm *t, struct tpm12_own *o)
 	c.inlen = b.len;
 	/* OIAP keyed with the new owner value: the TPM checks the command
 	 * with it, and its answer (the SRK) is HMACed with it. */
-	if ((rc = tpm12_oiap(t, o->owner, &s)))
+	if ((rc = tpm12_call_oiap(t, o->owner, &c)))
 		return rc;
-	c.auth[0] = &s;
-	s.cont = 0;
-	rc = tpm12_call(t, &c);
-	if (!rc && tpm12_key_parse(c.out, c.outlen, &srk, "TPM_TakeOwnership",
-				   t->e))
-		rc = t->e->code;
-	if (rc) {
-		struct tberr keep = *t->e;
-
-		tpm12_sess_end(t, &s);
-		*t->e = keep;
-		return rc;
-	}
-	if ((rc = tpm12_sess_end(t, &s)))
-		return rc;
+	/* c.out is in the response buffer until the next command */
+	if (tpm12_key_parse(c.out, c.outlen, &srk, "TPM_TakeOwnership",
+			    t->e))
+		return t->e->code;
 	memset(&o->srkpub, 0, sizeof(o->srkpub));
 	o->srkpub.parms = srk.parms;
 	if (srk.publen > sizeof(o->srkpub.pub))
@@ -157,10 +145,8 @@ static int take(struct tpm *t, struct tpm12_own *o)
  * which also gives the SRK's public key. */
 static int confirm(struct tpm *t, struct tpm12_own *o)
 {
-	struct tpm12_call c = { .ord = TPM12_ORD_OwnerReadInternalPub,
-				.na = 1 };
+	struct tpm12_call c = { .ord = TPM12_ORD_OwnerReadInternalPub };
 	uint8_t in[4];
-	struct tpm12_sess s;
 	struct tb b;
 	int rc;
 
@@ -168,22 +154,12 @@ static int confirm(struct tpm *t, struct tpm12_own *o)
 	tb_put_u32(&b, TPM12_KH_SRK);
 	c.in = in;
 	c.inlen = b.len;
-	if ((rc = tpm12_oiap(t, o->owner, &s)))
+	if ((rc = tpm12_call_oiap(t, o->owner, &c)))
 		return rc;
-	c.auth[0] = &s;
-	s.cont = 0;
-	rc = tpm12_call(t, &c);
-	if (!rc && tpm12_pubkey_parse(c.out, c.outlen, &o->srkpub,
-				      "TPM_OwnerReadInternalPub", t->e))
-		rc = t->e->code;
-	if (rc) {
-		struct tberr keep = *t->e;
-
-		tpm12_sess_end(t, &s);
-		*t->e = keep;
-		return rc;
-	}
-	return tpm12_sess_end(t, &s);
+	if (tpm12_pubkey_parse(c.out, c.outlen, &o->srkpub,
+			       "TPM_OwnerReadInternalPub", t->e))
+		return t->e->code;
+	return 0;
 }
 
 int tpm12_takeown(struct tpm *t, struct tpm12_own *o)
@@ -212,25 +188,15 @@ int tpm12_takeown(struct tpm *t, struct tpm12_own *o)
 
 int tpm12_owner_clear(struct tpm *t, const uint8_t owner[20])
 {
-	struct tpm12_call c = { .ord = TPM12_ORD_OwnerClear, .na = 1 };
-	struct tpm12_sess s;
+	struct tpm12_call c = { .ord = TPM12_ORD_OwnerClear };
 	int rc;
 
-	if ((rc = tpm12_oiap(t, owner, &s)))
+	if ((rc = tpm12_call_oiap(t, owner, &c)))
 		return rc;
-	c.auth[0] = &s;
-	s.cont = 0;
-	rc = tpm12_call(t, &c);
-	if (!rc && c.outlen)
-		rc = err_set(t->e, EX_IO, "TPM_OwnerClear: malformed response");
-	if (rc) {
-		struct tberr keep = *t->e;
-
-		tpm12_sess_end(t, &s);
-		*t->e = keep;
-		return rc;
-	}
-	return tpm12_sess_end(t, &s);
+	if (c.outlen)
+		return err_set(t->e, EX_IO, "TPM_OwnerClear: malformed "
+			       "response");
+	return 0;
 }
 
 /* One command with no authorization whose answer has no body. */

@@ -178,3 +178,36 @@ int tpm12_sess_end(struct tpm *t, struct tpm12_sess *s)
 	explicit_bzero(s, sizeof(*s));
 	return rc;
 }
+
+int tpm12_call_oiap(struct tpm *t, const uint8_t auth[20],
+		    struct tpm12_call *c)
+{
+	struct tpm12_sess s;
+	int rc;
+
+	if ((rc = tpm12_oiap(t, auth, &s)))
+		return rc;
+	c->na = 1;
+	c->auth[0] = &s;
+	s.cont = 0;
+	rc = tpm12_call(t, c);
+	c->auth[0] = NULL;
+	if (rc) {
+		/* A refused command ends the session on the TPM (tpm12_call
+		 * marks it); keep the refusal, not a flush's error. */
+		struct tberr keep = *t->e;
+
+		tpm12_sess_end(t, &s);
+		*t->e = keep;
+		return rc;
+	}
+	if (s.active) {
+		/* Asked to end the session, the TPM kept it: not a 1.2's
+		 * answer.  Flushing it would also overwrite c->out. */
+		tpm12_sess_end(t, &s);
+		return err_set(t->e, EX_IO, "%s: the TPM kept a session it "
+			       "was asked to end", tpm12_ord_name(c->ord));
+	}
+	explicit_bzero(&s, sizeof(s));
+	return 0;
+}
