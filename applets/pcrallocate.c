@@ -30,16 +30,12 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* "sha1, sha256" for the banks of sel with a selection (all: any). */
 static void print_banks(const char *what, const struct pcr_sel *sel)
 {
-	int i, k = 0;
+	char names[128];
 
-	printf("%s:", what);
-	for (i = 0; i < sel->n; i++)
-		if (sel->b[i].mask)
-			printf("%s %s", k++ ? "," : "", alg_name(sel->b[i].alg));
-	printf("%s\n", k ? "" : " none");
+	pcr_bank_names(sel, 0, names, sizeof(names));
+	printf("%s: %s\n", what, names);
 }
 
 static int run(struct ctx *c, int argc, char **argv)

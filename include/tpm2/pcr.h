@@ -72,6 +72,10 @@ struct pcr_alloc {
  * the next _TPM_Init; the answer says whether it can. */
 int tpm2_pcr_allocate(struct tpm *t, struct tpm2_auth *pa,
 		      const struct pcr_sel *sel, struct pcr_alloc *out);
+/* "sha1, sha256": the banks of sel with a selection (all: every bank
+ * listed), "none" when there is none. */
+void pcr_bank_names(const struct pcr_sel *sel, int all, char *out,
+		    size_t cap);
 /* The allocation that makes want[0..nwant) the active banks, every PCR
  * in each, and no other bank: now is the TPM's allocation, next the one
  * to ask TPM2_PCR_Allocate for.  0 when they are the same, TPM2_PCR_CHANGE

@@ -194,22 +194,6 @@ out:
 	return rc;
 }
 
-/* "sha1, sha256" for the banks of sel with a selection. */
-static void bank_names(const struct pcr_sel *sel, char *out, size_t cap)
-{
-	size_t n = 0;
-	int i;
-
-	snprintf(out, cap, "none");
-	for (i = 0; i < sel->n; i++) {
-		if (!sel->b[i].mask)
-			continue;
-		snprintf(out + n, cap - n, "%s%s", n ? ", " : "",
-			 alg_name(sel->b[i].alg));
-		n = strlen(out);
-	}
-}
-
 /* The PCR banks: TPM2_PCR_Allocate when the active ones differ, with the
  * platform value (the change waits for the next TPM reset). */
 static int banks(struct tpm *t, struct tpm2_own *o)
@@ -224,8 +208,8 @@ static int banks(struct tpm *t, struct tpm2_own *o)
 	rc = tpm2_pcr_plan(t, o->banks, o->nbanks, &now, &next);
 	if (rc && rc != TPM2_PCR_CHANGE)
 		return rc;
-	bank_names(&now, was, sizeof(was));
-	bank_names(&next, will, sizeof(will));
+	pcr_bank_names(&now, 0, was, sizeof(was));
+	pcr_bank_names(&next, 0, will, sizeof(will));
 	if (!rc) {
 		snprintf(detail, sizeof(detail), "%s", was);
 		step(o, TPM2_OWN_BANKS, 0, TPM2_OWN_ALREADY, detail);

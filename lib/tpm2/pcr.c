@@ -345,6 +345,22 @@ int tpm2_pcr_allocate(struct tpm *t, struct tpm2_auth *pa,
 	return 0;
 }
 
+void pcr_bank_names(const struct pcr_sel *sel, int all, char *out,
+		    size_t cap)
+{
+	size_t n = 0;
+	int i;
+
+	snprintf(out, cap, "none");
+	for (i = 0; i < sel->n; i++) {
+		if (!all && !sel->b[i].mask)
+			continue;
+		snprintf(out + n, cap - n, "%s%s", n ? ", " : "",
+			 alg_name(sel->b[i].alg));
+		n = strlen(out);
+	}
+}
+
 int tpm2_pcr_plan(struct tpm *t, const uint16_t *want, int nwant,
 		  struct pcr_sel *now, struct pcr_sel *next)
 {
@@ -356,17 +372,14 @@ int tpm2_pcr_plan(struct tpm *t, const uint16_t *want, int nwant,
 		return rc;
 	full = npcrs == 32 ? 0xffffffffu : (1u << npcrs) - 1;
 	for (j = 0; j < nwant; j++) {
-		char names[128] = "";
+		char names[128];
 
 		for (i = 0; i < (unsigned)now->n && now->b[i].alg != want[j];
 		     i++)
 			;
 		if (i < (unsigned)now->n)
 			continue;
-		for (i = 0; i < (unsigned)now->n; i++)
-			snprintf(names + strlen(names), sizeof(names) -
-				 strlen(names), "%s%s", i ? ", " : "",
-				 alg_name(now->b[i].alg));
+		pcr_bank_names(now, 1, names, sizeof(names));
 		err_set(t->e, EX_USAGE, "this TPM has no %s bank",
 			alg_name(want[j]));
 		err_hint(t->e, "it implements %s", names);
