@@ -216,8 +216,11 @@ static int run(struct ctx *c, int argc, char **argv)
 				 "not both");
 	if (reenable && (ownerspec || pp || dry || lockspec || platform))
 		return ctx_usage(c, "--reenable takes no other option");
-	/* The family decides the job (a TPM 1.2 clears differently). */
-	if (!(t = ctx_tpm(c)) || !(rc = tpm_family(t)))
+	/* The family decides the job (a TPM 1.2 clears differently); with
+	 * an SRK pin the salted session's first answer tells it (no
+	 * unauthenticated probe), and a 1.2 is a usage error. */
+	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
+	    !(rc = tpm_family(t)))
 		return ctx_fail(c);
 	if (rc == TPM_FAMILY_12) {
 		if (lockspec || platform)

@@ -444,9 +444,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	o->own.arg = o;
 	if ((rc = parse_opts(c, argc, argv, o)))
 		goto out;
-	/* The steps (tpm2/owner.h), then the SRK's public key, then the
-	 * report. */
-	if (!(t = ctx_tpm(c)) || !(rc = tpm_family(t))) {
+	/* The family (with an SRK pin the salted session's first answer
+	 * tells it: no unauthenticated probe; a 1.2 is a usage error), the
+	 * steps (tpm2/owner.h), the SRK's public key, the report. */
+	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
+	    !(rc = tpm_family(t))) {
 		rc = ctx_fail(c);
 		goto out;
 	}
