@@ -93,8 +93,10 @@ $(TINY_HELP): $(BIN) tiny/packhelp.c
 	 done > $(TINY_BUILD)/help/plain
 	@$(TINY_BUILD)/help/packhelp < $(TINY_BUILD)/help/plain > $@.tmp && mv $@.tmp $@
 
-tiny: $(TINY_HELP)
-	@command -v $(TINY_CC) >/dev/null || sh tests/helpers/install-deps.sh tiny
+tiny:
+	@command -v $(TINY_CC) >/dev/null && [ -e /usr/include/mbedtls/version.h ] || \
+		sh tests/helpers/install-deps.sh tiny
+	@$(MAKE) --no-print-directory $(TINY_HELP)
 	@sh tiny/mbedtls.sh $(TINY_BUILD)/mbedtls $(TINY_CC) $(TINY_CFLAGS)
 	@[ ! $(TINY_BIN) -ot $(TINY_BUILD)/mbedtls/libmbedcrypto.a ] || rm -f $(TINY_BIN)
 	@$(MAKE) --no-print-directory BUILD=$(TINY_BUILD)/obj BIN=$(TINY_BIN) \

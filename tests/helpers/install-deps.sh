@@ -11,8 +11,9 @@ what=${1:-check}
 build="gcc make libc6-dev libmbedtls-dev"
 # make demo: the build and a software TPM.
 demo="$build swtpm"
-# make tiny: musl's compiler (mbedTLS comes from Debian's source package).
-tiny="musl-tools"
+# make tiny: musl's compiler (mbedTLS comes from Debian's source package),
+# and the default build, whose --help texts the small build keeps packed.
+tiny="$build musl-tools"
 # make check: every tool a test calls, on a fresh minbase root (trousers,
 # tpm-tools and tpm-quote-tools: the TPM 1.2 oracle, tests/helpers/tcsd.bash;
 # pesign, osslsigncode and the EFI binaries of systemd-boot-efi, shim-signed
