@@ -16,6 +16,7 @@ struct da_state {
 	uint32_t lockout_recovery;	/* TPM_PT_LOCKOUT_RECOVERY, s */
 	int in_lockout;			/* TPMA_PERMANENT inLockout */
 	int lockout_auth_set;		/* TPMA_PERMANENT lockoutAuthSet */
+	uint32_t permanent;		/* TPM_PT_PERMANENT, all of it */
 };
 
 /* One GetCapability of the variable properties. */

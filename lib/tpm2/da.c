@@ -24,6 +24,7 @@ int tpm2_da_state(struct tpm *t, struct da_state *s)
 			    &s->lockout_recovery))
 		return err_set(t->e, EX_FAIL, "TPM2_GetCapability: the "
 			       "dictionary-attack properties are missing");
+	s->permanent = perm;
 	s->in_lockout = (perm & TPMA_PERMANENT_INLOCKOUT) != 0;
 	s->lockout_auth_set = (perm & TPMA_PERMANENT_LOCKOUTAUTHSET) != 0;
 	return 0;

@@ -8,6 +8,7 @@
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
+#include "tpm2/da.h"
 #include "tpm2/ek.h"
 #include "tpm2/object.h"
 #include "tpm2/owner.h"
@@ -383,13 +384,14 @@ out:
 	return rc;
 }
 
-static int set_da(struct tpm *t, struct tpm2_own *o)
+/* The DA parameters asked for, against the values st read at the start
+ * (nothing since changes them). */
+static int set_da(struct tpm *t, struct tpm2_own *o,
+		  const struct da_state *st)
 {
-	static const uint32_t props[3] = {
-		TPM2_PT_MAX_AUTH_FAIL, TPM2_PT_LOCKOUT_INTERVAL,
-		TPM2_PT_LOCKOUT_RECOVERY
+	const uint32_t cur[3] = {
+		st->max_tries, st->recovery, st->lockout_recovery
 	};
-	uint32_t cur[3];
 	char detail[96];
 	struct tpm2_auth a;
 	int i, same = 1, rc;
@@ -397,8 +399,6 @@ static int set_da(struct tpm *t, struct tpm2_own *o)
 	if (!o->has_da[0] && !o->has_da[1] && !o->has_da[2])
 		return 0;
 	for (i = 0; i < 3; i++) {
-		if ((rc = tpm2_getprop(t, props[i], &cur[i])))
-			return rc;
 		if (!o->has_da[i])
 			o->da[i] = cur[i];
 		if (o->da[i] != cur[i])
@@ -425,7 +425,7 @@ static int set_da(struct tpm *t, struct tpm2_own *o)
 
 int tpm2_takeown(struct tpm *t, struct tpm2_own *o)
 {
-	uint32_t perm;
+	struct da_state st;
 	int rc;
 
 	o->refused = o->unknown = -1;
@@ -434,10 +434,9 @@ int tpm2_takeown(struct tpm *t, struct tpm2_own *o)
 	o->have_srk = o->reboot = 0;
 	/* With a pin the session comes first: the hierarchy state read
 	 * next decides which values are sent. */
-	if ((rc = tpm2_trust_begin(t)) ||
-	    (rc = tpm2_getprop(t, TPM2_PT_PERMANENT, &perm)))
+	if ((rc = tpm2_trust_begin(t)) || (rc = tpm2_da_state(t, &st)))
 		return rc;
-	choose_current(o, perm);
+	choose_current(o, st.permanent);
 	rc = ensure_srk(t, o);
 	if (!rc)
 		rc = banks(t, o);
@@ -446,7 +445,7 @@ int tpm2_takeown(struct tpm *t, struct tpm2_own *o)
 	if (!rc && o->ek)
 		rc = ensure_ek(t, o);
 	if (!rc)
-		rc = set_da(t, o);
+		rc = set_da(t, o, &st);
 	if (o->trial) {
 		struct tberr keep = *t->e;
 
