@@ -19,7 +19,7 @@
 
 static const char usage[] =
 	"usage: persist (--srk | --ek | HANDLE -k KEYFILE) [--rsa | --ecc]\n"
-	"               [--owner-auth AUTH] [--force]\n"
+	"               [--owner-auth AUTH] [--endorsement-auth AUTH] [--force]\n"
 	"Make an object persistent (TPM2_EvictControl, owner hierarchy):\n"
 	"  --srk      the standard SRK at 0x81000001 (ECC P-256, or --rsa)\n"
 	"  --ek       the EK of the TCG template at 0x81010001 (--rsa, the\n"
@@ -27,6 +27,8 @@ static const char usage[] =
 	"  HANDLE -k KEYFILE  the key of a loadable key file (akcreate -o)\n"
 	"             at HANDLE (0x81000000-0x817fffff)\n"
 	"  --owner-auth AUTH  the owner auth value (keys a salted session)\n"
+	"  --endorsement-auth AUTH  the endorsement value, for --ek (the\n"
+	"             same way)\n"
 	"  --force    replace another object at the handle (else exit 1)\n"
 	"The same object already there: nothing is sent, exit 0.\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
@@ -38,6 +40,7 @@ static const struct option longopts[] = {
 	{ "rsa", no_argument, NULL, 'r' },
 	{ "ecc", no_argument, NULL, 'c' },
 	{ "owner-auth", required_argument, NULL, 'O' },
+	{ "endorsement-auth", required_argument, NULL, 'E' },
 	{ "force", no_argument, NULL, 'F' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -46,7 +49,8 @@ static const struct option longopts[] = {
  * file's key loaded under its SRK. */
 static int load_object(struct ctx *c, struct tpm *t, int what, int rsa,
 		       const char *keyf, const char *owner_spec,
-		       uint32_t *h, struct tpm2_public *pub)
+		       const char *endo_spec, uint32_t *h,
+		       struct tpm2_public *pub)
 {
 	struct tpm2_public tmpl;
 	struct ak_blob blob;
@@ -71,9 +75,16 @@ static int load_object(struct ctx *c, struct tpm *t, int what, int rsa,
 		auth_wipe(&na.v);
 	} else {
 		tpm2_ek_template(&tmpl, rsa);
-		tpm2_auth_pw(&na.a, NULL, 0);
+		if (nv_hier_auth_begin(t, &na, TPM2_RH_ENDORSEMENT, endo_spec,
+				       0))
+			return c->e.code;
 		rc = tpm2_create_primary(t, TPM2_RH_ENDORSEMENT, &na.a, &tmpl,
 					 NULL, 0, h, pub);
+		auth_wipe(&na.v);
+		if (rc == EX_AUTH)
+			err_hint(&c->e, "the endorsement value is %s: give it "
+				 "with --endorsement-auth", endo_spec ?
+				 "wrong" : "set");
 	}
 	if (rc)
 		return rc;
@@ -85,7 +96,7 @@ static int load_object(struct ctx *c, struct tpm *t, int what, int rsa,
 
 static int run(struct ctx *c, int argc, char **argv)
 {
-	const char *keyf = NULL, *owner_spec = NULL;
+	const char *keyf = NULL, *owner_spec = NULL, *endo_spec = NULL;
 	uint64_t hv = 0;
 	int o, what = 0, rsa = -1, force = 0, already = 0, rc;
 	struct tpm2_public *pub = calloc(1, sizeof(*pub));
@@ -109,6 +120,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'r': rsa = 1; break;
 		case 'c': rsa = 0; break;
 		case 'O': owner_spec = optarg; break;
+		case 'E': endo_spec = optarg; break;
 		case 'F': force = 1; break;
 		default: free(pub); return ctx_usage(c, "unknown option");
 		}
@@ -129,6 +141,10 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "give one of --srk, --ek and HANDLE -k "
 				 "KEYFILE");
 	}
+	if (endo_spec && what != 'e') {
+		free(pub);
+		return ctx_usage(c, "--endorsement-auth is for --ek");
+	}
 	if (what == 's') {
 		rsa = rsa == 1;
 		handle = TPM2_SRK_HANDLE;
@@ -138,7 +154,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	/* Step 1: the object, loaded; step 2: persisted; step 3: said. */
 	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
-	    load_object(c, t, what, rsa, keyf, owner_spec, &h, pub) ||
+	    load_object(c, t, what, rsa, keyf, owner_spec, endo_spec, &h,
+			pub) ||
 	    tpm2_persist(t, owner_spec, h, pub, handle, force, &already))
 		rc = ctx_fail(c);
 	else

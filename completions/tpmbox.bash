@@ -30,7 +30,7 @@ _tpmbox_opts() {
 	pcrallocate) echo "--platform-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	pcrpredict) echo "--log --replace-app --replace-var -p --keep-unknown --json --authenticode --bank -T --tcti --timeout --trace -h --help" ;;
 	pcrread) echo "--json -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	persist) echo "--srk --ek --owner-auth --force --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	persist) echo "--srk --ek --owner-auth --endorsement-auth --force --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	policysign) echo "-k -p -P --bank --append -o -f -T --tcti --timeout --trace -h --help" ;;
 	ppi) echo "--json --yes -T --tcti --timeout --trace -h --help" ;;
 	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;

@@ -88,6 +88,28 @@ persistent() { tpm2_getcap handles-persistent | grep -c "$1" || true; }
 	[ "$(persistent 0x81010002)" = 0 ]
 }
 
+@test "persist --ek with an endorsement value: needed (exit 4), then --endorsement-auth works, never on the bus" {
+	tb evict 0x81010002 --yes >/dev/null 2>&1 || true
+	tpm2_changeauth -c e str:EndorsementValue2 >/dev/null
+	run tb persist --ek --ecc
+	assert_failure 4
+	assert_output --partial "give it with --endorsement-auth"
+	run tb persist --ek --ecc --endorsement-auth str:wrong
+	assert_failure 4
+	tb --trace persist --ek --ecc --endorsement-auth str:EndorsementValue2 \
+		> "$D/out" 2> "$D/trace"
+	grep -q "0x81010002: the ECC EK persisted" "$D/out"
+	local hex
+	hex=$(printf EndorsementValue2 | od -An -tx1 | tr -d ' \n')
+	! tr -d ' \n' < "$D/trace" | grep -q "$hex"
+	# positive control: the trace holds the commands' bytes
+	grep -q "TPM2_CreatePrimary" "$D/trace"
+	run tb persist --srk --endorsement-auth str:x
+	assert_failure 2
+	tpm2_changeauth -c e -p str:EndorsementValue2 >/dev/null
+	tb evict 0x81010002 --yes >/dev/null
+}
+
 @test "persist and evict refusals: a platform handle, two objects, no object (exit 2)" {
 	run tb persist 0x81800000 -k "$D/x"
 	assert_failure 2
