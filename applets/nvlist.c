@@ -1,10 +1,14 @@
 /* nvlist: the NV indices defined on this TPM. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "applet.h"
 #include "hex.h"
+#include "tpm.h"
+#include "tpm12/cap.h"
+#include "tpm12/nv.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
@@ -17,7 +21,14 @@ static const char usage[] =
 	"algorithm and name:\n"
 	"  0x01000001 type=ordinary size=32 written=yes "
 	"attrs=ownerwrite|... hash=sha256 name=000b...\n"
-	"  --json     a JSON array of objects with the same fields\n";
+	"  --json     a JSON array of objects with the same fields\n"
+	"On a TPM 1.2 (what tpm_nvinfo lists): the index, size, permissions\n"
+	"(tpm-tools' names, as tpm_nvdefine -p takes them), the PCRs that\n"
+	"bind reading and writing, and the bReadSTClear, bWriteSTClear and\n"
+	"bWriteDefine flags:\n"
+	"  0x00011101 size=32 attrs=OWNERREAD|OWNERWRITE read_pcrs=none "
+	"write_pcrs=none\n"
+	"             read_stclear=no write_stclear=no write_define=no\n";
 
 #define MAXNV TPM2_HANDLES_MAX
 
@@ -26,6 +37,71 @@ static const struct option longopts[] = {
 	{"json", no_argument, NULL, 'j'},
 	{NULL, 0, NULL, 0}
 };
+
+/* "0,7,16" for a TPM 1.2 PCR selection, "none" when empty. */
+static void pcrs12(const struct tpm12_pcr_info *i, char *out, size_t cap)
+{
+	size_t len = 0;
+	unsigned b;
+
+	snprintf(out, cap, "none");
+	for (b = 0; b < 32; b++) {
+		if (!(i->release.mask >> b & 1))
+			continue;
+		snprintf(out + len, cap - len, "%s%u", len ? "," : "", b);
+		len = strlen(out);
+	}
+}
+
+/* TPM 1.2: TPM_CAP_NV_LIST, then TPM_CAP_NV_INDEX for each. */
+static int run12(struct ctx *c, struct tpm *t, int json)
+{
+	struct tpm12_info *in = calloc(1, sizeof(*in));
+	size_t i;
+	int rc = 0;
+
+	if (!in)
+		return ctx_usage(c, "out of memory");
+	if (tpm12_info(t, in)) {
+		free(in);
+		return ctx_fail(c);
+	}
+	if (json)
+		printf("[");
+	for (i = 0; i < in->nnv; i++) {
+		struct tpm12_nv_public p;
+		char perm[256], rp[128], wp[128];
+
+		if (tpm12_nv_public(t, in->nv[i], &p)) {
+			rc = ctx_fail(c);
+			break;
+		}
+		tpm12_nv_perm_format(p.perm, perm, sizeof(perm));
+		pcrs12(&p.read, rp, sizeof(rp));
+		pcrs12(&p.write, wp, sizeof(wp));
+		if (json)
+			printf("%s\n  {\"index\": \"0x%08x\", \"size\": %u, "
+			       "\"attributes\": \"%s\", \"attributes_value\": "
+			       "\"0x%08x\", \"read_pcrs\": \"%s\", "
+			       "\"write_pcrs\": \"%s\", \"read_stclear\": %s, "
+			       "\"write_stclear\": %s, \"write_define\": %s}",
+			       i ? "," : "", p.index, p.size, perm, p.perm, rp,
+			       wp, p.read_stclear ? "true" : "false",
+			       p.write_stclear ? "true" : "false",
+			       p.write_define ? "true" : "false");
+		else
+			printf("0x%08x size=%u attrs=%s read_pcrs=%s "
+			       "write_pcrs=%s read_stclear=%s write_stclear=%s "
+			       "write_define=%s\n", p.index, p.size, perm, rp,
+			       wp, p.read_stclear ? "yes" : "no",
+			       p.write_stclear ? "yes" : "no",
+			       p.write_define ? "yes" : "no");
+	}
+	if (json && !rc)
+		printf("%s]\n", in->nnv ? "\n" : "");
+	free(in);
+	return rc;
+}
 
 static int run(struct ctx *c, int argc, char **argv)
 {
@@ -41,8 +117,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	if (optind != argc)
 		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
-	if (!(t = ctx_tpm(c)) ||
-	    tpm2_gethandles(t, NV_INDEX_FIRST, h, MAXNV, &n))
+	if (!(t = ctx_tpm(c)) || !(o = tpm_family(t)))
+		return ctx_fail(c);
+	if (o == TPM_FAMILY_12)
+		return run12(c, t, json);
+	if (tpm2_gethandles(t, NV_INDEX_FIRST, h, MAXNV, &n))
 		return ctx_fail(c);
 	if (json)
 		printf("[");

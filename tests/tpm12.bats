@@ -604,3 +604,44 @@ reset12() {
 		exit 0
 	)
 }
+
+@test "tpm12: nvlist lists what tpm_nvinfo lists: indices, sizes, permissions (tpm-tools' names), PCR bindings" {
+	(
+		unset TCSD_DIR SWTPM12_DIR SWTPM12_PORT TSS_TCSD_PORT
+		trap tpm12_oracle_stop EXIT
+		swtpm12_tcp_start || exit 1
+		d=$BATS_TEST_TMPDIR
+		out=$(tb nvlist --json) || exit 1
+		[ "$out" = "[]" ] || { echo "$out"; exit 1; }
+		tb takeown >/dev/null || exit 1
+		tcsd_load_ps "$(tcsd_srk_ps)" || exit 1
+		tcsd_start || exit 1
+		tpm_nvdefine -y -i 0x00011101 -s 32 -p "OWNERREAD|OWNERWRITE" >/dev/null || exit 1
+		tpm_nvdefine -y -z -i 0x00011102 -s 100 -p "AUTHREAD|AUTHWRITE|WRITEDEFINE" >/dev/null || exit 1
+		tpm_nvdefine -y -i 0x00011103 -s 8 -p "OWNERWRITE|READ_STCLEAR" -r 0 -r 7 -w 16 >/dev/null || exit 1
+		tpm_nvinfo >"$d/nvinfo" || exit 1
+		tcsd_stop
+		tb nvlist --json >"$d/json" || exit 1
+		tb nvlist >"$d/text" || exit 1
+		# index, size and permission value, from each
+		awk '/^NVRAM index/ { i = $4 } /^Size/ { s = $3 }
+			/^Permissions/ { p = $3 } /^Size/ { print i, s, p }' "$d/nvinfo" |
+			sort >"$d/want"
+		jq -r '.[] | "\(.index) \(.size) \(.attributes_value)"' "$d/json" | sort >"$d/got"
+		[ "$(wc -l <"$d/want")" -ge 3 ] || { cat "$d/nvinfo"; exit 1; }
+		diff "$d/want" "$d/got" || exit 1
+		# the names: tpm_nvinfo's TPM_NV_PER_X, tpmbox's X (as sets)
+		for i in 0x00011101 0x00011102 0x00011103; do
+			w=$(awk -v i="$i" '/^NVRAM index/ { on = ($4 == i) }
+				on && /^Permissions/ { gsub(/[()]/, "", $4); print $4 }' "$d/nvinfo" |
+				sed 's/TPM_NV_PER_//g' | tr '|' '\n' | sort | tr '\n' ' ')
+			g=$(jq -r --arg i "$i" '.[] | select(.index == $i) | .attributes' "$d/json" |
+				tr '|' '\n' | sort | tr '\n' ' ')
+			[ "$w" = "$g" ] || { echo "$i: tpm_nvinfo '$w', tpmbox '$g'"; exit 1; }
+		done
+		grep -qx "0x00011103 size=8 attrs=READ_STCLEAR|OWNERWRITE read_pcrs=0,7 write_pcrs=16 read_stclear=no write_stclear=no write_define=no" "$d/text" ||
+			{ cat "$d/text"; exit 1; }
+		grep -q '"write_define": false' "$d/json" || exit 1
+		exit 0
+	)
+}

@@ -10,6 +10,7 @@
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
 #include "tpm12/da.h"
+#include "tpm12/nv.h"
 #include "tpm12/owner.h"
 #include "tpm12/pcr.h"
 #include "tpm12/random.h"
@@ -31,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	op = data[0];
 	arg = data[1];
 	memset(&e, 0, sizeof(e));
-	if (op % 14 == 8) {
+	if (op % 15 == 8) {
 		/* The parser alone, on the raw bytes. */
 		const uint8_t *body;
 		size_t blen;
@@ -47,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 14) {
+	switch (op % 15) {
 	case 0:
 		/* Family from the first answer, then TPM_GetRandom loops. */
 		tpm_getrandom(t, buf, (size_t)arg * 300 + 1);
@@ -156,6 +157,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			tpm12_reenable(t);
 		break;
+	case 14: {
+		/* nvlist: TPM_CAP_NV_INDEX's TPM_NV_DATA_PUBLIC */
+		struct tpm12_nv_public p;
+		char perm[256];
+
+		if (tpm12_nv_public(t, 0x00011101u, &p) == 0)
+			tpm12_nv_perm_format(p.perm, perm, sizeof(perm));
+		break;
+	}
 	}
 	tpm_close(t);
 	return 0;
