@@ -191,7 +191,8 @@ static int run12(struct ctx *c, struct tpm *t, int json, int reset,
 				"tried");
 			err_hint(&c->e, "give it with --owner-auth (SHA-1 of "
 				 "the value is the auth, as tpm-tools makes "
-				 "it from a password)");
+				 "it from a password); after a wrong one the "
+				 "TPM refuses even the right value for a while");
 		}
 		if (rc)
 			return ctx_fail(c);

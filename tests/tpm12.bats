@@ -422,13 +422,15 @@ reset12() {
 		out=$(tb dalock) || exit 1
 		echo "$out" | grep -qx "failures: 0 of $max" || { echo "$out"; exit 1; }
 		echo "$out" | grep -qx "in lockout: no" || exit 1
-		# Wrong owner values: exit 4 each, counted by the TPM.
+		# Wrong owner values: exit 4 each, counted by the TPM.  They
+		# go to an owner command other than TPM_ResetLockValue: a
+		# failed ResetLockValue also disables ResetLockValue itself
+		# for a while (disableResetLock), even with the right value.
 		for i in 1 2; do
 			rc=0
-			tb dalock --reset --owner-auth str:wrong 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+			tb takeown --owner-auth str:wrong 2>"$BATS_TEST_TMPDIR/err" || rc=$?
 			[ $rc = 4 ] || { cat "$BATS_TEST_TMPDIR/err"; exit 1; }
 		done
-		grep -q "the owner value is wrong" "$BATS_TEST_TMPDIR/err" || exit 1
 		r=$(da)
 		[ "${r:34:4}" = 0002 ] || { echo "raw count after 2: $r"; exit 1; }
 		json=$(tb dalock --json) || exit 1
@@ -442,7 +444,7 @@ reset12() {
 		# Into lockout: one more wrong try than the threshold; the TPM
 		# defends (state 1) for a time (swtpm: 1 s), the count stays.
 		for i in $(seq 0 "$max"); do
-			tb dalock --reset --owner-auth str:wrong 2>/dev/null || true
+			tb takeown --owner-auth str:wrong 2>/dev/null || true
 		done
 		t0=$(date +%s%N)
 		json=$(tb dalock --json) || exit 1
@@ -460,6 +462,15 @@ reset12() {
 		json=$(tb dalock --json) || exit 1
 		[ "$(jq .failures <<<"$json")" = 0 ] || { echo "$json"; exit 1; }
 		[ "$(jq .in_lockout <<<"$json")" = false ] || { echo "$json"; exit 1; }
+		# A wrong value for the reset itself: exit 4, counted, and
+		# said so.
+		rc=0
+		tb dalock --reset --owner-auth str:wrong 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+		[ $rc = 4 ] || { cat "$BATS_TEST_TMPDIR/err"; exit 1; }
+		grep -q "the owner value is wrong" "$BATS_TEST_TMPDIR/err" || exit 1
+		grep -q "refuses even the right value for a while" "$BATS_TEST_TMPDIR/err" || exit 1
+		r=$(da)
+		[ "${r:34:4}" = 0001 ] || { echo "raw count after a wrong reset: $r"; exit 1; }
 		exit 0
 	)
 }
