@@ -105,7 +105,7 @@ static int clear12(struct ctx *c, struct tpm *t, const char *ownerspec,
 
 	if (!in)
 		return ctx_usage(c, "out of memory");
-	if ((rc = tpm12_info(t, in))) {
+	if (tpm12_info(t, in)) {
 		rc = ctx_fail(c);
 		goto out;
 	}

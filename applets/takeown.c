@@ -220,8 +220,8 @@ static const char *result_words(int r)
 {
 	static const char *const w[] = {
 		"done", "already so", "done, in effect after the next reboot",
-		"needed", "not checked (a dry run does not try the lockout "
-		"value)"
+		"needed", ("not checked (a dry run does not try the lockout "
+			   "value)")
 	};
 	return w[r];
 }
@@ -371,7 +371,7 @@ static int takeown12(struct ctx *c, struct tpm *t, struct opts *o)
 		auth_wipe(&sv);
 	if (o->own.dry) {
 		/* Nothing tried: a wrong owner value counts on a 1.2. */
-		if ((rc = tpm12_getprop(t, TPM12_CAP_PROP_OWNER, &owned))) {
+		if (tpm12_getprop(t, TPM12_CAP_PROP_OWNER, &owned)) {
 			rc = ctx_fail(c);
 			goto out;
 		}

@@ -41,14 +41,14 @@ static int read_pubek(struct tpm *t, struct tpm12_pubkey *ek)
 			err_hint(t->e, "after a clear: tpmbox clearall "
 				 "--reenable, then reboot");
 		if (t->e->rc == 0x23) {	/* TPM_NO_ENDORSEMENT */
-			err_set(t->e, EX_FAIL, "this TPM 1.2 has no "
-				"endorsement key to encrypt the owner value "
-				"to");
+			rc = err_set(t->e, EX_FAIL, "this TPM 1.2 has no "
+				     "endorsement key to encrypt the owner "
+				     "value to");
 			err_hint(t->e, "make one first with "
 				 "TPM_CreateEndorsementKeyPair (tpm_createek; "
 				 "swtpm: swtpm_setup --createek)");
 		}
-		return t->e->code;
+		return rc;
 	}
 	if (c.outlen < 20)
 		return err_set(t->e, EX_IO, "TPM_ReadPubek: malformed response");

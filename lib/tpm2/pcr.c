@@ -404,9 +404,8 @@ int tpm2_pcr_allocate_auth(struct tpm *t, struct tpm2_auth *pa,
 {
 	struct pcr_alloc res;
 	uint32_t b;
-	int rc;
 
-	if ((rc = tpm2_pcr_allocate(t, pa, next, &res))) {
+	if (tpm2_pcr_allocate(t, pa, next, &res)) {
 		b = rc_base(t->e->rc);
 		if (b == 0x085) {	/* TPM_RC_HIERARCHY */
 			err_set(t->e, EX_FAIL, "the platform hierarchy is "
