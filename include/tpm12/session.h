@@ -49,6 +49,11 @@ struct tpm12_call;
 int tpm12_call_oiap(struct tpm *t, const uint8_t auth[20],
 		    struct tpm12_call *c);
 
+/* tpm12_call_oiap for a command with no parameters whose answer has no
+ * body (TPM_ResetLockValue, TPM_OwnerClear). */
+int tpm12_call_oiap_bare(struct tpm *t, const uint8_t auth[20],
+			 uint32_t ord);
+
 /* ADIP: encAuth = newAuth XOR SHA-1(sharedSecret || nonceEven), the
  * nonceEven the session holds now (Part 1, 13.7.1). */
 void tpm12_adip(const struct tpm12_sess *s, const uint8_t newauth[20],

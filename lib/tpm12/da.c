@@ -60,15 +60,7 @@ int tpm12_da_state(struct tpm *t, struct tpm12_da *d)
 
 int tpm12_da_reset(struct tpm *t, const uint8_t owner[20])
 {
-	struct tpm12_call c = { .ord = TPM12_ORD_ResetLockValue };
-	int rc;
-
-	if ((rc = tpm12_call_oiap(t, owner, &c)))
-		return rc;
-	if (c.outlen)
-		return err_set(t->e, EX_IO, "TPM_ResetLockValue: malformed "
-			       "response");
-	return 0;
+	return tpm12_call_oiap_bare(t, owner, TPM12_ORD_ResetLockValue);
 }
 
 void tpm12_auth_value(const struct authval *v, uint8_t out[20])

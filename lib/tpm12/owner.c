@@ -188,15 +188,7 @@ int tpm12_takeown(struct tpm *t, struct tpm12_own *o)
 
 int tpm12_owner_clear(struct tpm *t, const uint8_t owner[20])
 {
-	struct tpm12_call c = { .ord = TPM12_ORD_OwnerClear };
-	int rc;
-
-	if ((rc = tpm12_call_oiap(t, owner, &c)))
-		return rc;
-	if (c.outlen)
-		return err_set(t->e, EX_IO, "TPM_OwnerClear: malformed "
-			       "response");
-	return 0;
+	return tpm12_call_oiap_bare(t, owner, TPM12_ORD_OwnerClear);
 }
 
 /* One command with no authorization whose answer has no body. */

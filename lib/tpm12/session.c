@@ -211,3 +211,17 @@ int tpm12_call_oiap(struct tpm *t, const uint8_t auth[20],
 	explicit_bzero(&s, sizeof(s));
 	return 0;
 }
+
+int tpm12_call_oiap_bare(struct tpm *t, const uint8_t auth[20],
+			 uint32_t ord)
+{
+	struct tpm12_call c = { .ord = ord };
+	int rc;
+
+	if ((rc = tpm12_call_oiap(t, auth, &c)))
+		return rc;
+	if (c.outlen)
+		return err_set(t->e, EX_IO, "%s: malformed response",
+			       tpm12_ord_name(ord));
+	return 0;
+}
