@@ -87,10 +87,16 @@ absent_in_log() {
 	fi
 }
 
-# Rewrite a byte of a PEM block's DER: patch_block FILE LABEL OFFSET HEXBYTE
+# Rewrite a byte of a PEM block's DER: patch_block FILE LABEL OFFSET HEXBYTE,
+# or flip its bits with HEXBYTE = xor (a fixed value would leave a byte that
+# already holds it unchanged: 1 run in 256 on random data).
 patch_block() {
-	local f=$1 label=$2 off=$3 byte=$4
+	local f=$1 label=$2 off=$3 byte=$4 old
 	sed -n "/BEGIN $label/,/END $label/p" "$f" | sed '1d;$d' | base64 -d > "$W/blk.der"
+	if [ "$byte" = xor ]; then
+		old=$(od -An -tx1 -j "$off" -N1 "$W/blk.der" | tr -d ' ')
+		byte=$(printf '%02x' $(( 0x$old ^ 0xff )))
+	fi
 	printf "\\x$byte" | dd of="$W/blk.der" bs=1 seek="$off" conv=notrunc status=none
 	{
 		awk -v l="BEGIN $label" '{ print } index($0, l) { exit }' "$f"
@@ -309,7 +315,7 @@ patch_block() {
 	# A flipped byte in the TPM's private area: the TPM refuses it.
 	cp blob bad
 	off=$(sed -n '/BEGIN TSS2/,/END TSS2/p' blob | sed '1d;$d' | base64 -d | wc -c)
-	patch_block bad "TSS2 PRIVATE KEY" $((off - 5)) 00
+	patch_block bad "TSS2 PRIVATE KEY" $((off - 5)) xor
 	run tb unseal -o out bad
 	assert_failure 1
 	assert_output --partial "loading the sealed object"
@@ -317,7 +323,7 @@ patch_block() {
 	# A changed recorded PCR value: the blocks no longer agree.
 	cp blob bad2
 	xoff=$(sed -n '/BEGIN TPMBOX/,/END TPMBOX/p' blob | sed '1d;$d' | base64 -d | wc -c)
-	patch_block bad2 "TPMBOX SEALED EXTRA" $((xoff - 1)) 5a
+	patch_block bad2 "TPMBOX SEALED EXTRA" $((xoff - 1)) xor
 	run tb unseal -o out bad2
 	assert_failure 1
 	assert_output --partial "policies of the two blocks differ"
@@ -332,7 +338,7 @@ patch_block() {
 	head -c 4096 /dev/urandom > big
 	tb seal -o bigblob big
 	xoff=$(sed -n '/BEGIN TPMBOX/,/END TPMBOX/p' bigblob | sed '1d;$d' | base64 -d | wc -c)
-	patch_block bigblob "TPMBOX SEALED EXTRA" $((xoff - 100)) 00
+	patch_block bigblob "TPMBOX SEALED EXTRA" $((xoff - 100)) xor
 	run tb unseal -o out bigblob
 	assert_failure 1
 	assert_output --partial "fails its integrity check"
