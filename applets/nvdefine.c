@@ -7,6 +7,9 @@
 #include "auth.h"
 #include "crypto/hash.h"
 #include "hex.h"
+#include "tpm.h"
+#include "tpm12/da.h"
+#include "tpm12/nv.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
 #include "tpm2/pcr.h"
@@ -32,7 +35,18 @@ static const char usage[] =
 	"indices\n"
 	"  --allow-irreversible  permit policydelete, writedefine, "
 	"write_stclear,\n"
-	"             read_stclear, globallock and platformcreate\n";
+	"             read_stclear, globallock and platformcreate\n"
+	"On a TPM 1.2 (TPM_NV_DefineSpace, owner-authorized over OSAP, the\n"
+	"index's value ADIP-encrypted): INDEX is any 32-bit index but the D\n"
+	"bit (0x10000000), 0 and 0xffffffff; -a takes tpm-tools' names (as\n"
+	"tpm_nvdefine -p; case ignored, numbers too): OWNERREAD, OWNERWRITE,\n"
+	"AUTHREAD, AUTHWRITE, PPREAD, PPWRITE, WRITEDEFINE, WRITE_STCLEAR,\n"
+	"READ_STCLEAR, GLOBALLOCK, WRITEALL (default AUTHREAD|AUTHWRITE with\n"
+	"--auth, else OWNERREAD|OWNERWRITE); the last five but WRITEALL need\n"
+	"--allow-irreversible.  AUTH values are SHA-1 of AUTH's bytes, as\n"
+	"tpm-tools makes them from a password; not given: the well-known\n"
+	"secret (20 zero bytes, tpm-tools' -y/-z).  -t, -g and\n"
+	"--platform-auth have no TPM 1.2 meaning.\n";
 
 #define DEFAULT_ATTRS (TPMA_NV_OWNERREAD | TPMA_NV_OWNERWRITE | \
 		       TPMA_NV_AUTHREAD | TPMA_NV_AUTHWRITE)
@@ -49,6 +63,114 @@ static const struct option longopts[] = {
 	{"allow-irreversible", no_argument, NULL, 'I'},
 	{NULL, 0, NULL, 0}
 };
+
+/* TPM 1.2: the index, permissions and size checked here, then
+ * TPM_NV_DefineSpace with the owner value. */
+static int define12(struct ctx *c, struct tpm *t, const char *index_s,
+		    const char *size_s, const char *attr_s, const char *auth_s,
+		    const char *owner_s, int irrev)
+{
+	const uint32_t locks = TPM12_NV_PER_WRITEDEFINE |
+		TPM12_NV_PER_WRITE_STCLEAR | TPM12_NV_PER_READ_STCLEAR |
+		TPM12_NV_PER_GLOBALLOCK;
+	struct tpm12_nv_public p;
+	uint8_t owner[20], auth[20];
+	struct authval v;
+	uint32_t index, perm;
+	uint64_t size;
+	char list[256];
+	int rc;
+
+	/* Step 1: index, permissions and size. */
+	if (tpm12_nv_index_parse(index_s, &index, &c->e))
+		return ctx_fail(c);
+	if (index & TPM12_NV_INDEX_D)
+		return ctx_usage(c, "NV index 0x%08x has the D bit (0x10000000)"
+				 ": such indices are made by the TPM's maker, "
+				 "never by TPM_NV_DefineSpace", index);
+	if (index == TPM12_NV_INDEX_LOCK || index == TPM12_NV_INDEX0)
+		return ctx_usage(c, "NV index 0x%08x is not an area: %s",
+				 index, index ? "defining TPM_NV_INDEX_LOCK "
+				 "turns NV permission checks on for good, and "
+				 "tpmbox does not send that" : "a write of no "
+				 "bytes to TPM_NV_INDEX0 sets the global lock "
+				 "(nvwrite 0 --lock)");
+	perm = auth_s ? TPM12_NV_PER_AUTHREAD | TPM12_NV_PER_AUTHWRITE
+		      : TPM12_NV_PER_OWNERREAD | TPM12_NV_PER_OWNERWRITE;
+	if (attr_s && tpm12_nv_perm_parse(attr_s, &perm, &c->e))
+		return ctx_fail(c);
+	if (perm & ~TPM12_NV_PER_ALL)
+		return ctx_usage(c, "permission bits 0x%08x are not TPM 1.2 NV "
+				 "permissions", perm & ~TPM12_NV_PER_ALL);
+	if ((perm & TPM12_NV_PER_OWNERREAD) && (perm & TPM12_NV_PER_AUTHREAD))
+		return ctx_usage(c, "OWNERREAD and AUTHREAD exclude each other "
+				 "on a TPM 1.2 (TPM_AUTH_CONFLICT)");
+	if ((perm & TPM12_NV_PER_OWNERWRITE) &&
+	    (perm & TPM12_NV_PER_AUTHWRITE))
+		return ctx_usage(c, "OWNERWRITE and AUTHWRITE exclude each "
+				 "other on a TPM 1.2 (TPM_AUTH_CONFLICT)");
+	if ((perm & locks) && !irrev) {
+		tpm12_nv_perm_format(perm & locks, list, sizeof(list));
+		return ctx_usage(c, "%s can lock the index (for good, or until "
+				 "the next TPM startup); add "
+				 "--allow-irreversible if that is what you "
+				 "want", list);
+	}
+	if (!size_s)
+		return ctx_usage(c, "a TPM 1.2 index needs -s SIZE");
+	if (parse_u64(size_s, &size) || size > 0xffff)
+		return ctx_usage(c, "bad size '%s'", size_s);
+	if (size == 0)
+		return ctx_usage(c, "SIZE must be at least 1 (a size of 0 "
+				 "releases an index: nvrelease)");
+	tpm12_nv_public_init(&p, index, perm, (uint32_t)size);
+
+	/* Step 2: the values, SHA-1 of AUTH's bytes (tpm-tools' rule). */
+	if (owner_s && auth_parse(owner_s, &v, &c->e))
+		return ctx_fail(c);
+	tpm12_auth_value(owner_s ? &v : NULL, owner);
+	if (owner_s)
+		auth_wipe(&v);
+	if (auth_s && auth_parse(auth_s, &v, &c->e)) {
+		explicit_bzero(owner, sizeof(owner));
+		return ctx_fail(c);
+	}
+	tpm12_auth_value(auth_s ? &v : NULL, auth);
+	if (auth_s)
+		auth_wipe(&v);
+
+	/* Step 3: define it, unless it is: a TPM 1.2 would replace an
+	 * index defined already, its data lost. */
+	{
+		struct tpm12_nv_public old;
+
+		rc = tpm12_nv_public(t, index, &old);
+		if (rc == 0) {
+			err_set(&c->e, EX_FAIL, "NV index 0x%08x is defined "
+				"already (%u bytes): a TPM 1.2 would replace it "
+				"and lose its data", index, old.size);
+			err_hint(&c->e, "nvrelease it first if that is what "
+				 "you want");
+		}
+		if (rc != EX_NOENT) {
+			explicit_bzero(owner, sizeof(owner));
+			explicit_bzero(auth, sizeof(auth));
+			return ctx_fail(c);
+		}
+		err_clear(&c->e);
+	}
+	rc = tpm12_nv_define(t, owner, auth, &p);
+	explicit_bzero(owner, sizeof(owner));
+	explicit_bzero(auth, sizeof(auth));
+	if (rc == EX_AUTH) {
+		err_set(&c->e, EX_AUTH, "the owner value is wrong%s (the "
+			"failure counts toward the lockout)", owner_s ? "" :
+			": the well-known secret was tried");
+		err_hint(&c->e, "give it with --owner-auth (SHA-1 of the value "
+			 "is the auth, as tpm-tools makes it from a password)");
+	}
+	return rc ? ctx_fail(c) : 0;
+}
 
 static int run(struct ctx *c, int argc, char **argv)
 {
@@ -79,6 +201,21 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return ctx_usage(c, "expected one NV index");
+	/* The family decides the job (TPM 1.2 indices, attributes and
+	 * authorization differ); with an SRK pin the salted session's
+	 * first answer tells it, and a 1.2 is a usage error. */
+	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) || !(o = tpm_family(t)))
+		return ctx_fail(c);
+	if (o == TPM_FAMILY_12) {
+		if (type_s || hash_s || plat_s)
+			return ctx_usage(c, "this TPM is a TPM 1.2: its NV "
+					 "indices have no %s", type_s ? "types "
+					 "(-t)" : hash_s ? "name algorithm (-g)"
+					 : "platform hierarchy "
+					 "(--platform-auth)");
+		return define12(c, t, argv[optind], size_s, attr_s, auth_s,
+				owner_s, irrev);
+	}
 	memset(&p, 0, sizeof(p));
 	if (nv_index_parse(argv[optind], &p.index, &c->e))
 		return ctx_usage(c, "%s", c->e.msg);

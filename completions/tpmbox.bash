@@ -26,7 +26,7 @@ _tpmbox_opts() {
 	nvread) echo "-s --offset -o -f --hex --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvrelease) echo "--owner-auth --platform-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvsetbits) echo "--auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	nvwrite) echo "-i --offset --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	nvwrite) echo "-i --offset --auth --owner-auth --lock --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	pcrallocate) echo "--platform-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	pcrpredict) echo "--log --replace-app --replace-var -p --keep-unknown --json --authenticode --bank -T --tcti --timeout --trace -h --help" ;;
 	pcrread) echo "--json -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
