@@ -84,10 +84,6 @@ static int define12(struct ctx *c, struct tpm *t, const char *index_s,
 	/* Step 1: index, permissions and size. */
 	if (tpm12_nv_index_parse(index_s, &index, &c->e))
 		return ctx_fail(c);
-	if (index & TPM12_NV_INDEX_D)
-		return ctx_usage(c, "NV index 0x%08x has the D bit (0x10000000)"
-				 ": such indices are made by the TPM's maker, "
-				 "never by TPM_NV_DefineSpace", index);
 	if (index == TPM12_NV_INDEX_LOCK || index == TPM12_NV_INDEX0)
 		return ctx_usage(c, "NV index 0x%08x is not an area: %s",
 				 index, index ? "defining TPM_NV_INDEX_LOCK "
@@ -95,6 +91,10 @@ static int define12(struct ctx *c, struct tpm *t, const char *index_s,
 				 "tpmbox does not send that" : "a write of no "
 				 "bytes to TPM_NV_INDEX0 sets the global lock "
 				 "(nvwrite 0 --lock)");
+	if (index & TPM12_NV_INDEX_D)
+		return ctx_usage(c, "NV index 0x%08x has the D bit (0x10000000)"
+				 ": such indices are made by the TPM's maker, "
+				 "never by TPM_NV_DefineSpace", index);
 	perm = auth_s ? TPM12_NV_PER_AUTHREAD | TPM12_NV_PER_AUTHWRITE
 		      : TPM12_NV_PER_OWNERREAD | TPM12_NV_PER_OWNERWRITE;
 	if (attr_s && tpm12_nv_perm_parse(attr_s, &perm, &c->e))

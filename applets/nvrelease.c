@@ -69,8 +69,8 @@ static int release12(struct ctx *c, struct tpm *t, const char *index_s,
 	} else if (rc && c->e.rc == 0x3c) {	/* TPM_AREA_LOCKED */
 		err_set(&c->e, EX_FAIL, "NV index 0x%08x is locked until the "
 			"next TPM startup (%s): it cannot be released before",
-			index, p.write_stclear ? "WRITE_STCLEAR" :
-			"GLOBALLOCK");
+			index, (p.perm & TPM12_NV_PER_WRITE_STCLEAR) &&
+			p.write_stclear ? "WRITE_STCLEAR" : "GLOBALLOCK");
 	}
 	return rc ? ctx_fail(c) : 0;
 }

@@ -145,8 +145,12 @@ static int write12(struct ctx *c, struct tpm *t, const char *index_s,
 			 "firmware menu or the physical presence interface); "
 			 "tpmbox does not");
 	} else if (rc && (c->e.rc == 0x3c || c->e.rc == 0x41)) {
+		/* the lock by the permission whose flag is set (a 0-byte
+		 * write may set both flags: swtpm does) */
 		err_set(&c->e, EX_FAIL, "NV index 0x%08x is write-locked%s",
-			index, p.write_define ? " for good (WRITEDEFINE)" :
+			index, (p.perm & TPM12_NV_PER_WRITEDEFINE) &&
+			p.write_define ? " for good (WRITEDEFINE)" :
+			(p.perm & TPM12_NV_PER_WRITE_STCLEAR) &&
 			p.write_stclear ? " until the next TPM startup "
 			"(WRITE_STCLEAR)" : (p.perm & TPM12_NV_PER_GLOBALLOCK) ?
 			" until the next TPM startup (GLOBALLOCK)" : "");
