@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	op = data[0];
 	arg = data[1];
 	memset(&e, 0, sizeof(e));
-	if (op % 15 == 8) {
+	if (op % 18 == 8) {
 		/* The parser alone, on the raw bytes. */
 		const uint8_t *body;
 		size_t blen;
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 15) {
+	switch (op % 18) {
 	case 0:
 		/* Family from the first answer, then TPM_GetRandom loops. */
 		tpm_getrandom(t, buf, (size_t)arg * 300 + 1);
@@ -164,6 +164,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (tpm12_nv_public(t, 0x00011101u, &p) == 0)
 			tpm12_nv_perm_format(p.perm, perm, sizeof(perm));
+		break;
+	}
+	case 15: {
+		/* nvdefine / nvrelease: the index's public part (nvdefine
+		 * asks whether it exists), OSAP on the owner, then
+		 * TPM_NV_DefineSpace with its HMAC checked */
+		struct tpm12_nv_public p, q;
+
+		tpm12_nv_public_init(&p, 0x00011101u, 0x00020002u, 32);
+		if (tpm12_nv_public(t, 0x00011101u, &q) == 0) {
+			if (arg & 1)
+				tpm12_nv_release(t, zero, &q);
+		} else {
+			tpm12_nv_define(t, zero, zero, &p);
+		}
+		break;
+	}
+	case 16: {
+		/* nvwrite: TPM_CAP_PROP_INPUT_BUFFER, OSAP (owner, index or
+		 * none), chunks of WriteValue(Auth) */
+		struct tpm12_nv_access x = { .index = 0x00011101u,
+					     .by = (enum tpm12_nv_by)(arg % 3) };
+
+		memset(buf, arg, 9000);
+		if (tpm12_nv_chunk(t, &x.chunk) == 0)
+			tpm12_nv_write(t, &x, buf, (size_t)(arg >> 2) * 80,
+				       0);
+		break;
+	}
+	case 17: {
+		/* nvread: the same with ReadValue(Auth), each answer's size
+		 * checked against the size asked for */
+		struct tpm12_nv_access x = { .index = 0x00011101u,
+					     .by = (enum tpm12_nv_by)(arg % 3) };
+
+		if (tpm12_nv_chunk(t, &x.chunk) == 0)
+			tpm12_nv_read(t, &x, buf, (size_t)(arg >> 2) * 80 + 1,
+				      0);
 		break;
 	}
 	}
