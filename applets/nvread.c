@@ -36,7 +36,9 @@ static const char usage[] =
 	"authorization when it asks for none.  AUTH values are SHA-1 of the\n"
 	"AUTH's bytes, as tpm-tools makes them from a password.  A 1.2 index\n"
 	"has no written flag: bytes never written read as the TPM keeps\n"
-	"them (0xff on most).\n";
+	"them (0xff on most).\n"
+	"  --lock     TPM 1.2: read no bytes, which locks a READ_STCLEAR index\n"
+	"             for reading until the next TPM startup\n";
 
 static const char shortopts[] = "s:o:f";
 static const struct option longopts[] = {
@@ -47,6 +49,7 @@ static const struct option longopts[] = {
 	{"hex", no_argument, NULL, 'x'},
 	{"auth", required_argument, NULL, 'A'},
 	{"owner-auth", required_argument, NULL, 'O'},
+	{"lock", no_argument, NULL, 'L'},
 	{NULL, 0, NULL, 0}
 };
 
@@ -81,8 +84,8 @@ static int output(struct ctx *c, uint8_t *data, size_t size, const char *out,
  * reads it), who authorizes, then the data in chunks. */
 static int read12(struct ctx *c, struct tpm *t, const char *index_s,
 		  const char *size_s, uint64_t size, uint64_t offset,
-		  const char *out, int flags, int ashex, const char *auth_s,
-		  const char *owner_s)
+		  const char *out, int flags, int ashex, int lock,
+		  const char *auth_s, const char *owner_s)
 {
 	struct tpm12_nv_access x;
 	struct tpm12_nv_public p;
@@ -100,11 +103,16 @@ static int read12(struct ctx *c, struct tpm *t, const char *index_s,
 				"defined", index);
 		return ctx_fail(c);
 	}
-	if (offset >= p.size)
+	if (lock && !(p.perm & TPM12_NV_PER_READ_STCLEAR))
+		return ctx_usage(c, "NV index 0x%08x has no READ_STCLEAR: "
+				 "--lock would change nothing", index);
+	if (!lock && offset >= p.size)
 		return ctx_usage(c, "offset %llu is past the end of NV index "
 				 "0x%08x (%u bytes)",
 				 (unsigned long long)offset, index, p.size);
-	if (!size_s)
+	if (lock)
+		size = 0;
+	else if (!size_s)
 		size = p.size - offset;
 	if (size > p.size - offset)
 		return ctx_usage(c, "%llu bytes at offset %llu go past the "
@@ -115,7 +123,7 @@ static int read12(struct ctx *c, struct tpm *t, const char *index_s,
 		return ctx_fail(c);
 
 	/* Step 2: read it in chunks. */
-	if (!(data = malloc(size))) {
+	if (!(data = malloc(size ? size : 1))) {
 		explicit_bzero(&x, sizeof(x));
 		return ctx_usage(c, "out of memory");
 	}
@@ -138,7 +146,10 @@ static int read12(struct ctx *c, struct tpm *t, const char *index_s,
 		err_hint(&c->e, "the platform asserts physical presence (a "
 			 "firmware menu or the physical presence interface); "
 			 "tpmbox does not");
-	} else if (rc && c->e.rc == 0x3c) {	/* TPM_AREA_LOCKED */
+	} else if (rc && (p.perm & TPM12_NV_PER_READ_STCLEAR) &&
+		   (c->e.rc == 0x08 || c->e.rc == 0x3c)) {
+		/* TPM_DISABLED_CMD, as the spec has it (and swtpm); a
+		 * TPM_AREA_LOCKED from others */
 		err_set(&c->e, EX_FAIL, "NV index 0x%08x is read-locked until "
 			"the next TPM startup (READ_STCLEAR)", index);
 	}
@@ -148,7 +159,11 @@ static int read12(struct ctx *c, struct tpm *t, const char *index_s,
 		return ctx_fail(c);
 	}
 
-	/* Step 3: write it out, raw or as hex. */
+	/* Step 3: write it out, raw or as hex (--lock: nothing). */
+	if (lock) {
+		free(data);
+		return 0;
+	}
 	return output(c, data, size, out, flags, ashex);
 }
 
@@ -164,6 +179,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	int flags = OUT_SECRET, ashex = 0, o, rc;
 	uint8_t *data;
 	struct tpm *t;
+	int lock = 0;
 
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
@@ -182,6 +198,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'x': ashex = 1; break;
 		case 'A': auth_s = optarg; break;
 		case 'O': owner_s = optarg; break;
+		case 'L': lock = 1; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -189,6 +206,9 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "expected one NV index");
 	if (auth_s && owner_s)
 		return ctx_usage(c, "give --auth or --owner-auth, not both");
+	if (lock && (size_s || offset || ashex || strcmp(out, "-")))
+		return ctx_usage(c, "--lock reads no data: it takes no -s, "
+				 "--offset, -o or --hex");
 	/* The family decides the job (TPM 1.2 indices and authorization
 	 * differ); with an SRK pin the salted session's first answer tells
 	 * it, and a 1.2 is a usage error. */
@@ -196,7 +216,11 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_fail(c);
 	if (o == TPM_FAMILY_12)
 		return read12(c, t, argv[optind], size_s, size, offset, out,
-			      flags, ashex, auth_s, owner_s);
+			      flags, ashex, lock, auth_s, owner_s);
+	if (lock)
+		return ctx_usage(c, "--lock is for a TPM 1.2 (a TPM 2.0 locks "
+				 "with TPM2_NV_ReadLock, which nvread does not "
+				 "send)");
 	if (nv_index_parse(argv[optind], &p.index, &c->e))
 		return ctx_usage(c, "%s", c->e.msg);
 

@@ -23,7 +23,7 @@ _tpmbox_opts() {
 	nvextend) echo "-i -d --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvincrement) echo "--auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvlist) echo "--json -T --tcti --timeout --trace -h --help" ;;
-	nvread) echo "-s --offset -o -f --hex --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	nvread) echo "-s --offset -o -f --hex --auth --owner-auth --lock --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvrelease) echo "--owner-auth --platform-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvsetbits) echo "--auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvwrite) echo "-i --offset --auth --owner-auth --lock --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;

@@ -555,7 +555,7 @@ PY
 	[ "$(t2_hex 0x010000a0 -C o)" = "$(printf 0123456789abcdef | hexof)" ]
 }
 
-@test "refused: nvwrite --lock is a TPM 1.2's (a write of no bytes), a usage error on a 2.0" {
+@test "refused: nvwrite --lock and nvread --lock are a TPM 1.2's (no bytes), usage errors on a 2.0" {
 	tb nvdefine 0x010000a1 -s 8 -a "ownerread|ownerwrite"
 	run tb nvwrite 0x010000a1 --lock
 	assert_failure 2
@@ -563,5 +563,8 @@ PY
 	run tb nvwrite 0x010000a1 --lock -i /dev/null
 	assert_failure 2
 	assert_output --partial "--lock writes no data"
+	run tb nvread 0x010000a1 --lock
+	assert_failure 2
+	assert_output --partial "--lock is for a TPM 1.2"
 	tb nvrelease 0x010000a1
 }

@@ -205,6 +205,33 @@ count() {
 	tb nvrelease 0x0001100b "${OWN[@]}"
 }
 
+@test "tpm12-nv: READ_STCLEAR: nvread --lock holds until the next TPM startup" {
+	tb nvdefine 0x0001100e -s 4 -a "OWNERREAD|OWNERWRITE|READ_STCLEAR" --allow-irreversible "${OWN[@]}"
+	printf 'rrrr' | tb nvwrite 0x0001100e "${OWN[@]}"
+	run tb nvread 0x0001100e "${OWN[@]}"
+	assert_output rrrr
+	run tb nvread 0x0001100e --lock "${OWN[@]}"
+	assert_success
+	assert_output ""
+	run tb nvread 0x0001100e "${OWN[@]}"
+	assert_failure 1
+	assert_output --partial "tpmbox nvread: NV index 0x0001100e is read-locked until the next TPM startup (READ_STCLEAR)"
+	# writing is still allowed
+	printf 'ssss' | tb nvwrite 0x0001100e "${OWN[@]}"
+	swtpm12_restart
+	run tb nvread 0x0001100e "${OWN[@]}"
+	assert_output ssss
+	run tb nvread 0x0001100e --lock -s 1 "${OWN[@]}"
+	assert_failure 2
+	assert_output --partial "--lock reads no data"
+	tb nvdefine 0x0001100f -s 4 "${OWN[@]}"
+	run tb nvread 0x0001100f --lock "${OWN[@]}"
+	assert_failure 2
+	assert_output --partial "NV index 0x0001100f has no READ_STCLEAR: --lock would change nothing"
+	tb nvrelease 0x0001100e "${OWN[@]}"
+	tb nvrelease 0x0001100f "${OWN[@]}"
+}
+
 @test "tpm12-nv: WRITEALL: only the whole index in one write" {
 	tb nvdefine 0x0001100c -s 8 -a "OWNERREAD|OWNERWRITE|WRITEALL" "${OWN[@]}"
 	run bash -c 'printf abcd | "$TPMBOX" nvwrite 0x0001100c --owner-auth str:opass'

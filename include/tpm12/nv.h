@@ -124,8 +124,9 @@ int tpm12_nv_chunk(struct tpm *t, size_t *chunk);
  * (the lock of WRITEDEFINE, WRITE_STCLEAR, and on index 0 GLOBALLOCK). */
 int tpm12_nv_write(struct tpm *t, const struct tpm12_nv_access *x,
 		   const uint8_t *data, size_t n, uint32_t offset);
-/* Read n bytes (n > 0) at offset, the same way; each answer's size must
- * be the size asked for. */
+/* Read n bytes at offset, the same way; each answer's size must be the
+ * size asked for.  n = 0 sends one read of no bytes (the lock of
+ * READ_STCLEAR). */
 int tpm12_nv_read(struct tpm *t, const struct tpm12_nv_access *x,
 		  uint8_t *out, size_t n, uint32_t offset);
 

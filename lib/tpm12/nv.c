@@ -425,12 +425,12 @@ int tpm12_nv_read(struct tpm *t, const struct tpm12_nv_access *x,
 
 	if ((rc = range_ok(t, offset, n)))
 		return rc;
-	if (n == 0 || x->chunk == 0 || x->chunk > TPM_BUF_SIZE - 128)
-		return err_set(t->e, EX_FAIL, "%s: bad size or chunk size",
+	if (x->chunk == 0 || x->chunk > TPM_BUF_SIZE - 128)
+		return err_set(t->e, EX_FAIL, "%s: bad chunk size",
 			       tpm12_ord_name(ord));
 	if ((rc = nv_begin(t, x, &s)))
 		return rc;
-	while (done < n) {
+	do {
 		size_t k = n - done > x->chunk ? x->chunk : n - done;
 		struct tpm12_call c = { .ord = ord };
 		uint8_t in[12];
@@ -455,8 +455,9 @@ int tpm12_nv_read(struct tpm *t, const struct tpm12_nv_access *x,
 				     "more", k);
 			break;
 		}
-		tb_get_bytes(&r, out + done, k);
+		if (k)
+			tb_get_bytes(&r, out + done, k);
 		done += k;
-	}
+	} while (done < n);
 	return nv_end(t, &s, rc);
 }
