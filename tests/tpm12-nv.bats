@@ -418,14 +418,21 @@ count() {
 	tcsd_start
 	tpm_nvdefine -i 0x00011401 -s 16 -p "OWNERREAD|OWNERWRITE" -oopass >/dev/null
 	tpm_nvdefine -i 0x00011402 -s 16 -p "AUTHREAD|AUTHWRITE" -oopass -aipass >/dev/null
+	# PCR bindings: the public part goes back as TPM_CAP_NV_INDEX gave it
+	tpm_nvdefine -i 0x00011403 -s 8 -p "OWNERWRITE|READ_STCLEAR" -r 0 -r 7 -w 16 -oopass >/dev/null
 	run tpm_nvinfo
 	assert_output --partial 0x00011401
+	assert_output --partial 0x00011403
 	tcsd_stop
+	run tb nvlist
+	assert_line --partial "0x00011403 size=8 attrs=READ_STCLEAR|OWNERWRITE read_pcrs=0,7 write_pcrs=16 "
 	tb nvrelease 0x00011401 "${OWN[@]}"
 	tb nvrelease 0x00011402 "${OWN[@]}"
+	tb nvrelease 0x00011403 "${OWN[@]}"
 	tcsd_start
 	run tpm_nvinfo
 	refute_output --partial 0x00011401
 	refute_output --partial 0x00011402
+	refute_output --partial 0x00011403
 	tcsd_stop
 }
