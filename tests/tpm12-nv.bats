@@ -54,6 +54,18 @@ count() {
 	printf 'abc' | tb nvwrite 0x00011002 --offset 3967 "${OWN[@]}"
 	run tb nvread 0x00011002 --offset 3966 -s 5 --hex "${OWN[@]}"
 	assert_output "$(head -c 3967 "$d/big" | tail -c 1 | xxd -p)616263$(head -c 3971 "$d/big" | tail -c 1 | xxd -p)"
+	# --trace masks the data both ways (the command's data, the answer)
+	mark=$(printf 'SECRETNVDATA' | xxd -p)
+	run bash -c 'printf SECRETNVDATA | "$TPMBOX" --trace nvwrite 0x00011002 --owner-auth str:opass 2>&1'
+	assert_success
+	assert_output --partial "> TPM_NV_WriteValue (79 bytes)"
+	[[ "$(echo "$output" | tr -d ' \n')" != *"$mark"* ]]
+	run bash -c '"$TPMBOX" --trace nvread 0x00011002 -s 12 --owner-auth str:opass 2>&1 >/dev/null'
+	assert_success
+	assert_output --partial "< TPM_NV_ReadValue (67 bytes)"
+	[[ "$(echo "$output" | tr -d ' \n')" != *"$mark"* ]]
+	run tb nvread 0x00011002 -s 12 "${OWN[@]}"
+	assert_output SECRETNVDATA
 	tb nvrelease 0x00011001 "${OWN[@]}"
 	tb nvrelease 0x00011002 "${OWN[@]}"
 	run tb nvlist

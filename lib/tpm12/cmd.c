@@ -180,6 +180,13 @@ static int sensitive_rsp(uint32_t ord)
 	       ord == 0xd0;
 }
 
+/* Bytes of a command shown in traces: NV_WriteValue(Auth) keeps its
+ * header, index, offset and size, the data (and the trailer) masked. */
+static size_t cmd_shown(uint32_t ord, size_t n)
+{
+	return (ord == 0xcd || ord == 0xce) && n > 22 ? 22 : n;
+}
+
 static void trace(struct tpm *t, char dir, uint32_t ord, const uint8_t *p,
 		  size_t n, size_t keep)
 {
@@ -237,7 +244,7 @@ int tpm12_call(struct tpm *t, struct tpm12_call *c)
 	}
 	if (tb_err(&b))
 		return err_set(t->e, EX_FAIL, "%s: command too large", name);
-	trace(t, '>', c->ord, b.p, b.len, b.len);
+	trace(t, '>', c->ord, b.p, b.len, cmd_shown(c->ord, b.len));
 	t->ncmds++;
 	rc = xport_transmit(&t->x, b.p, b.len, t->rsp, sizeof(t->rsp), &rlen,
 			    t->e);
