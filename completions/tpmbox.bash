@@ -36,9 +36,9 @@ _tpmbox_opts() {
 	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	recover) echo "-k --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
 	reseal) echo "-k --recovery-code --old-auth --signature -p -P --authorized-by --auth --owner-auth --escrow --escrow-out --recovery-code-out --new-recovery-code --drop-escrow -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	seal) echo "-p -P --authorized-by --bank --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code --to --to-ek -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	seal) echo "-p -P --authorized-by --bank --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code --to --to-ek --srk-auth --format -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --rsa --force --max-tries --recovery-time --lockout-recovery --banks --platform-auth --ek --dry-run --json -v --srk-auth --srk-name --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	unseal) echo "--signature --auth --owner-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	unseal) echo "--signature --auth --owner-auth --srk-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	esac
 }
 

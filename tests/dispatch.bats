@@ -660,7 +660,7 @@ extended() {
 	assert_failure 2
 }
 
-@test "dispatch: the small musl build (make tiny) is at most 392 KiB, static, with every applet but the Makefile's TINY_OMIT" {
+@test "dispatch: the small musl build (make tiny) is at most 412 KiB, static, with every applet but the Makefile's TINY_OMIT" {
 	[ -n "${TPMBOX_TINY:-}" ] || skip "TPMBOX_TINY is not set (make check sets it)"
 	size=$(stat -c %s "$TPMBOX_TINY")
 	echo "# tpmbox-tiny: $size bytes" >&3
@@ -672,9 +672,11 @@ extended() {
 	# --authorized-by, unseal --signature and its JSON reader) 16 KiB,
 	# issue 16's pcrallocate 3.4 KiB, then the packed help texts took
 	# 12.5 KiB off, and issue 16's takeown provisioning and issue 12's
-	# takeown, dalock and clearall on 1.2 put 12 KiB back: 392 KiB
+	# takeown, dalock and clearall on 1.2 put 12 KiB back: 392 KiB;
+	# issue 12's seal and unseal on 1.2 (TPM_Sealx, tpm-tools' file
+	# both ways, whose codecs were not linked before) 20 KiB: 412 KiB
 	# (docs/tiny.md: a guard against silent growth, not the goal)
-	[ "$size" -le 401408 ]
+	[ "$size" -le 421888 ]
 	run file -L "$TPMBOX_TINY"
 	assert_output --partial "statically linked"
 	want=$("$TPMBOX" --list)

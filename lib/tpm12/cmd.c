@@ -13,7 +13,8 @@ static const struct {
 	{0x0a, "TPM_OIAP"}, {0x0b, "TPM_OSAP"}, {0x0d, "TPM_TakeOwnership"},
 	{0x14, "TPM_Extend"}, {0x15, "TPM_PcrRead"}, {0x16, "TPM_Quote"},
 	{0x17, "TPM_Seal"}, {0x18, "TPM_Unseal"},
-	{0x1f, "TPM_CreateWrapKey"}, {0x3e, "TPM_Quote2"},
+	{0x1f, "TPM_CreateWrapKey"}, {0x3d, "TPM_Sealx"},
+	{0x3e, "TPM_Quote2"},
 	{0x40, "TPM_ResetLockValue"},
 	{0x41, "TPM_LoadKey2"}, {0x46, "TPM_GetRandom"},
 	{0x5b, "TPM_OwnerClear"}, {0x5d, "TPM_ForceClear"},
@@ -180,6 +181,13 @@ static int sensitive_rsp(uint32_t ord)
 	       ord == 0xd0;
 }
 
+/* Commands whose parameters carry a secret in clear (TPM_Seal's data):
+ * masked in traces after the header. */
+static int sensitive_cmd(uint32_t ord)
+{
+	return ord == 0x17;
+}
+
 static void trace(struct tpm *t, char dir, uint32_t ord, const uint8_t *p,
 		  size_t n, size_t keep)
 {
@@ -237,7 +245,7 @@ int tpm12_call(struct tpm *t, struct tpm12_call *c)
 	}
 	if (tb_err(&b))
 		return err_set(t->e, EX_FAIL, "%s: command too large", name);
-	trace(t, '>', c->ord, b.p, b.len, b.len);
+	trace(t, '>', c->ord, b.p, b.len, sensitive_cmd(c->ord) ? 10 : b.len);
 	t->ncmds++;
 	rc = xport_transmit(&t->x, b.p, b.len, t->rsp, sizeof(t->rsp), &rlen,
 			    t->e);
