@@ -83,6 +83,10 @@ int quote12_sig_verify(const struct tpm12_pubkey *k, const uint8_t *msg,
 /* SHA-1 of k as a TPM_PUBKEY (what akcreate prints on a 1.2). */
 void quote12_key_hash(const struct tpm12_pubkey *k, uint8_t out[20]);
 
+/* The values as pcr_vals (the sha1 bank, ascending) for printing. */
+struct pcr_vals;
+void quote12_pcr_vals(const struct quote12 *q, struct pcr_vals *v);
+
 struct quote12_want {
 	const struct tpm12_pubkey *key;
 	const uint8_t *nonce;	/* 20 bytes; NULL: not checked */

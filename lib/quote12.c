@@ -10,6 +10,7 @@
 #include "hex.h"
 #include "quote12.h"
 #include "tpm2/constants.h"
+#include "tpm2/pcr.h"
 #include "tssfile.h"
 
 #define SHA1 TPM2_ALG_SHA1
@@ -473,4 +474,21 @@ int quote12_check(const struct quote12 *q, const struct quote12_want *w,
 			      "another digest than the quoted %s", x);
 	}
 	return 0;
+}
+
+void quote12_pcr_vals(const struct quote12 *q, struct pcr_vals *v)
+{
+	size_t j = 0;
+	int i;
+
+	v->n = 0;
+	for (i = 0; i < TPM12_PCR_MAX && j < q->nvals; i++) {
+		if (!(q->sel.mask >> i & 1))
+			continue;
+		v->v[v->n].alg = TPM2_ALG_SHA1;
+		v->v[v->n].idx = (uint8_t)i;
+		v->v[v->n].len = TPM12_SHA1;
+		memcpy(v->v[v->n].d, q->vals[j++], TPM12_SHA1);
+		v->n++;
+	}
 }
