@@ -261,19 +261,20 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	if (rc == TPM_FAMILY_12) {
 		struct q12 q12 = {
-			kb, kn, keyf, selstr, out, msgf, sigf, pcrsf, srk_s, nonce,
-			(size_t)nn, nonce_hex != NULL, quote1, flags, verbose
+			kb, kn, keyf, selstr, out, msgf, sigf, pcrsf, srk_s,
+			nonce, (size_t)nn, nonce_hex != NULL, quote1, flags,
+			verbose
 		};
 
 		if (owner_s)
-			rc = ctx_usage(c, "this TPM is a TPM 1.2: --owner-auth "
-				       "is TPM 2.0's (the AIK loads under the "
-				       "SRK with --srk-auth)");
+			rc = ctx_usage(c, "this TPM is a TPM 1.2: "
+				       "--owner-auth is TPM 2.0's (the AIK "
+				       "loads under the SRK with --srk-auth)");
 		else if (!is12)
-			rc = ctx_usage(c, "%s is a TPM 2.0 attestation key, and "
-				       "this TPM is a TPM 1.2 (its AIKs come "
-				       "from akcreate on it, or tpm_mkaik)",
-				       keyf);
+			rc = ctx_usage(c, "%s is a TPM 2.0 attestation key, "
+				       "and this TPM is a TPM 1.2 (its AIKs "
+				       "come from akcreate on it, or "
+				       "tpm_mkaik)", keyf);
 		else
 			rc = quote12(c, t, &q12);
 		goto done;

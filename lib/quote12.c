@@ -336,10 +336,11 @@ int quote12_key_load(const uint8_t *p, size_t n, struct tpm12_pubkey *k,
 			int rc = 0;
 
 			if (key->usage != TPM12_KEY_IDENTITY)
-				rc = err_set(e, EX_FAIL, "the TPM_KEY is not an "
-					     "attestation identity key (usage "
-					     "0x%04x, not TPM_KEY_IDENTITY "
-					     "0x0012)", key->usage);
+				rc = err_set(e, EX_FAIL, "the TPM_KEY is not "
+					     "an attestation identity key "
+					     "(usage 0x%04x, not "
+					     "TPM_KEY_IDENTITY 0x0012)",
+					     key->usage);
 			memset(k, 0, sizeof(*k));
 			k->parms = key->parms;
 			k->publen = key->publen;
@@ -356,8 +357,8 @@ int quote12_key_load(const uint8_t *p, size_t n, struct tpm12_pubkey *k,
 	if (key_from_vkey(p, n, k, e))
 		return err_set(e, EX_USAGE, "not an AIK: neither a TPM_KEY "
 			       "(akcreate -o, tpm_mkaik's blob), tpm_mkaik's "
-			       "public key file, a TPM_PUBKEY nor an RSA public "
-			       "key in PEM or DER");
+			       "public key file, a TPM_PUBKEY nor an RSA "
+			       "public key in PEM or DER");
 	return 0;
 }
 

@@ -77,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			m = n;
 		if (quote12_from_getquote(data + 3, m,
 					  (const char *)data + 3 + m, n - m,
-					  nonce, &q12, &e) == 0 && data[2] & 1) {
+					  nonce, &q12, &e) == 0 &&
+		    data[2] & 1) {
 			struct quote12_want w = { &fixed, nonce, 0, 0 };
 
 			quote12_check(&q12, &w, &e);
