@@ -278,3 +278,35 @@ PY
 	assert_output --partial "TPM_LoadKey2: TPM_AUTHFAIL"
 	[ ! -e "$d/bad.q" ]
 }
+
+@test "tpm12-quote: a TPM 2.0 AK on the 1.2 and the 1.2 AIK on a TPM 2.0: usage errors naming the family; 2.0 quotes unchanged" {
+	local d; d=$(D)
+	# a 2.0 swtpm of its own, in a subshell (this suite's TCTI is the 1.2)
+	(
+		swtpm_start
+		trap swtpm_stop EXIT
+		"$TPMBOX" akcreate -o "$d/ak20.blob" --pub "$d/ak20.pem" >/dev/null
+		"$TPMBOX" quote -k "$d/ak20.blob" -p sha256:0 -n 01 -o "$d/q20"
+		"$TPMBOX" quote -k "$d/ak.blob" -p sha1:0 -o "$d/x20" \
+			>"$d/cross20.out" 2>&1 && exit 1
+		echo "rc=$?" >>"$d/cross20.out"
+		"$TPMBOX" akcreate -o "$d/x20" --srk-auth str:x \
+			>>"$d/cross20.out" 2>&1 && exit 1
+		echo "rc=$?" >>"$d/cross20.out"
+		exit 0
+	)
+	run cat "$d/cross20.out"
+	assert_line --index 0 --partial "ak.blob is a TPM 1.2 AIK (a TPM_KEY), and this TPM is a TPM 2.0"
+	assert_line --index 2 "rc=2"
+	assert_line --index 3 --partial "--srk-auth is for a TPM 1.2"
+	assert_line --index 5 "rc=2"
+	[ ! -e "$d/x20" ]
+	# the 2.0 quote checks as a 2.0 quote
+	run tb checkquote -k "$d/ak20.pem" -n 01 "$d/q20"
+	assert_success
+	assert_output --partial "sha256:0 "
+	run tb quote -k "$d/ak20.blob" -p 0 -o "$d/x12"
+	assert_failure 2
+	assert_output --partial "ak20.blob is a TPM 2.0 attestation key, and this TPM is a TPM 1.2"
+	[ ! -e "$d/x12" ]
+}
