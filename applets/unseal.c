@@ -28,7 +28,7 @@ static const char usage[] =
 	"  --owner-auth AUTH  owner password, to recreate the SRK when none\n"
 	"             is persisted\n"
 	"  On a TPM 1.2: BLOB is seal's 1.2 blob or a file tpm_sealdata\n"
-	"             wrote (-----BEGIN TSS-----; its fixed values, no --auth)\n"
+	"             wrote (BEGIN TSS: its fixed values, no --auth)\n"
 	"  --srk-auth AUTH  the 1.2 SRK's value (default: the well-known\n"
 	"             one, as tpm_unsealdata -z)\n"
 	"  -o FILE    write the secret to FILE (mode 0600, atomic)\n"

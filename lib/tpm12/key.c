@@ -1,4 +1,4 @@
-/* TPM 1.2 keys (tpm12/key.h). */
+/* TPM 1.2 keys: made, loaded and flushed (tpm12/key.h). */
 #include <string.h>
 
 #include "crypto/hash.h"
@@ -84,14 +84,12 @@ int tpm12_create_wrap_key(struct tpm *t, uint32_t parent,
 	return 0;
 }
 
-int tpm12_loadkey2(struct tpm *t, uint32_t parent,
-		   const uint8_t parentauth[20], const struct tpm12_key *k,
+int tpm12_loadkey2(struct tpm *t, uint32_t parent, const uint8_t
+		   parent_auth[20], const struct tpm12_key *k,
 		   uint32_t *handle)
 {
-	struct tpm12_call c = {
-		.ord = TPM12_ORD_LoadKey2, .in_handles = 4, .out_handles = 4,
-	};
-	uint8_t in[4 + 2 * TPM12_RSA_MAX + 256];
+	static uint8_t in[4 + 2 * TPM12_RSA_MAX + 256];
+	struct tpm12_call c = { .ord = TPM12_ORD_LoadKey2 };
 	struct tb b, r;
 	int rc;
 
@@ -102,19 +100,25 @@ int tpm12_loadkey2(struct tpm *t, uint32_t parent,
 		return err_set(t->e, EX_FAIL, "TPM_LoadKey2: key too large");
 	c.in = in;
 	c.inlen = b.len;
-	if ((rc = tpm12_call_oiap(t, parentauth, &c)))
+	/* parentHandle and the returned inkeyHandle stay out of the
+	 * parameter digests (Part 3, 10.5). */
+	c.in_handles = 4;
+	c.out_handles = 4;
+	rc = tpm12_call_oiap(t, parent_auth, &c);
+	explicit_bzero(in, b.len);
+	if (rc)
 		return rc;
 	tb_init_read(&r, c.out, c.outlen);
 	*handle = tb_get_u32(&r);
 	if (tb_err(&r) || tb_left(&r))
-		return err_set(t->e, EX_IO, "TPM_LoadKey2: malformed "
-			       "response");
+		return err_set(t->e, EX_IO, "TPM_LoadKey2: malformed response");
 	return 0;
 }
 
 int tpm12_flush_key(struct tpm *t, uint32_t handle)
 {
 	struct tpm12_call c = { .ord = TPM12_ORD_FlushSpecific };
+	struct tberr keep = *t->e;
 	uint8_t in[8];
 	struct tb b;
 	int rc;
@@ -124,10 +128,11 @@ int tpm12_flush_key(struct tpm *t, uint32_t handle)
 	tb_put_u32(&b, TPM12_RT_KEY);
 	c.in = in;
 	c.inlen = b.len;
-	if ((rc = tpm12_call(t, &c)))
-		return rc;
-	if (c.outlen)
-		return err_set(t->e, EX_IO, "TPM_FlushSpecific: unexpected "
-			       "bytes in the response");
-	return 0;
+	rc = tpm12_call(t, &c);
+	if (rc == 0 && c.outlen)
+		rc = err_set(t->e, EX_IO, "TPM_FlushSpecific: unexpected "
+			     "bytes in the response");
+	if (rc && keep.code)
+		*t->e = keep;
+	return rc;
 }
