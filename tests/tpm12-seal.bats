@@ -285,81 +285,6 @@ tools_seal() {
 	assert_output "x"
 }
 
-# --- damaged answers ---------------------------------------------------
-
-# A 1.2 swtpm on a unix socket in $F (state kept), for the fault proxy;
-# restarted to drop the sessions that aborted runs leave (no resource
-# manager on a 1.2).
-f12_up() {
-	rm -f "$F/sock" "$F/sock.ctrl"
-	swtpm socket --server type=unixio,path="$F/sock" \
-		--ctrl type=unixio,path="$F/sock.ctrl" --tpmstate dir="$F" \
-		--flags not-need-init,startup-clear --pid file="$F/pid" \
-		>>"$F/swtpm.out" 2>&1 3>&- &
-	for _ in $(seq 1 100); do [ -S "$F/sock" ] && return 0; sleep 0.05; done
-	return 1
-}
-f12_down() {
-	local pid; pid=$(cat "$F/pid" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null
-	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
-	kill -9 "$pid" 2>/dev/null || true
-}
-
-# one12 APPLET ARGS...: one run through the proxy; prints a line per fault.
-one12() {
-	local a=$1 rc err; shift
-	rm -f out out.tmp.*
-	timeout -s KILL 10 "$TPMBOX" --timeout 2 -T "swtpm:path=$F/p.sock" \
-		"$@" >/dev/null 2>err && rc=0 || rc=$?
-	IFS= read -r err < err || true
-	if [ "$rc" -gt 6 ]; then
-		echo "$a/$m: exit $rc: $err"
-	elif [ "$rc" -ne 0 ] && [[ "$err" != "tpmbox $a: "* ]]; then
-		echo "$a/$m: exit $rc without a message: '$err'"
-	elif [ "$rc" -ne 0 ] && { [ -e out ] || compgen -G "out.tmp.*" >/dev/null; }; then
-		echo "$a/$m: exit $rc left an output file"
-	elif [ "$rc" -eq 0 ] && [ "$a" = seal ] &&
-		! "$TPMBOX" -T "swtpm:path=$F/sock" unseal --auth str:pw out | cmp -s - in; then
-		echo "seal/$m: exit 0, but the blob does not unseal to the input"
-	elif [ "$rc" -eq 0 ] && [ "$a" = unseal ] && ! cmp -s out in; then
-		echo "unseal/$m: exit 0 with the wrong secret"
-	fi
-	[ "$rc" -eq 0 ] && echo "ok" >> oks
-	return 0
-}
-
-@test "tpm12 seal: damaged answers (fault proxy, 8 modes): a documented exit, a 'tpmbox APPLET:' line, no output; every exit 0 is the real thing" {
-	F=$BATS_TEST_TMPDIR/f12
-	mkdir -p "$F"
-	swtpm_setup --tpm-state "$F" --createek --lock-nvram >/dev/null 2>&1
-	cc -O2 -Wall -Wextra -Werror -o proxy "$BATS_TEST_DIRNAME/helpers/faultproxy.c"
-	f12_up
-	"$TPMBOX" -T "swtpm:path=$F/sock" takeown >/dev/null
-	printf 'damaged answers' > in
-	"$TPMBOX" -T "swtpm:path=$F/sock" seal -p 0 --auth str:pw -o good in
-	seed=${FAULT_SEED:-$RANDOM}
-	echo "# seed $seed" >&3
-	: > faults
-	for m in trunc close inflate shrink sizefield flip rc twice; do
-		for i in 1 2 3 4; do
-			./proxy -l "$F/p.sock" -t "$F/sock" -m "$m" -k 5 \
-				-s "$((seed + i))" >/dev/null 2>&1 3>&- &
-			pp=$!
-			for _ in $(seq 1 100); do [ -S "$F/p.sock" ] && break; sleep 0.01; done
-			one12 seal seal -p 0 --auth str:pw -o out in >> faults
-			one12 unseal unseal --auth str:pw -o out good >> faults
-			kill "$pp"; wait "$pp" 2>/dev/null || true
-			rm -f "$F/p.sock"
-			[ $((i % 2)) -eq 0 ] && { f12_down; f12_up; }
-		done
-	done
-	f12_down
-	if [ -s faults ]; then cat faults; false; fi
-	# Not every run was refused: the checks above ran on real successes.
-	[ "$(wc -l < oks)" -ge 4 ]
-}
-
 # pcr_liar SOCK TARGET: an interposer that forwards every command to
 # TARGET and flips the last byte of each TPM_PcrRead answer (the value).
 pcr_liar() {
@@ -399,7 +324,7 @@ PY
 	F=$BATS_TEST_TMPDIR/f12
 	mkdir -p "$F"
 	swtpm_setup --tpm-state "$F" --createek --lock-nvram >/dev/null 2>&1
-	f12_up
+	swtpm12_dir_up "$F"
 	"$TPMBOX" -T "swtpm:path=$F/sock" takeown >/dev/null
 	pcr_liar "$F/liar.sock" "$F/sock"
 	printf 'x' > in
@@ -418,5 +343,5 @@ PY
 	assert_success
 	assert_output "x"
 	kill "$LIAR"
-	f12_down
+	swtpm12_dir_down "$F"
 }
