@@ -5,8 +5,8 @@
 # within --timeout + 1 s, exit with a documented code (0-6), say
 # "tpmbox APPLET: ..." when it fails and leave no output file; a run that
 # exits 0 must have done its job (checked past the proxy).  A 1.2 has no
-# resource manager: swtpm is restarted every few runs to drop the
-# sessions aborted runs leave (the proxy's -F flush is TPM 2.0's).
+# resource manager: swtpm is restarted every 6 runs to drop the sessions
+# aborted runs leave (the proxy's -F flush is TPM 2.0's).
 #
 #   FAULT12_ITER=N   runs per applet per mode (default 2; the long run in
 #                    docs/hardening.md uses 160: 1,280 per applet)
@@ -63,6 +63,10 @@ recipe() {
 	esac
 }
 
+# fresh12: restart swtpm (state kept): drops the sessions and keys that
+# aborted runs left in it (a 1.2 has no resource manager).
+fresh12() { swtpm12_dir_down "$F"; swtpm12_dir_up "$F"; }
+
 recipes() {
 	echo "${FAULT12_APPLETS:-getrandom pcrread extend info dalock takeown nvlist seal seal-tpmtools unseal unseal-tpmtools quote}"
 }
@@ -87,7 +91,10 @@ one() {
 		echo "$R/$m: exit $rc left an output file"
 	elif [ "$ms" -gt "$LIMIT_MS" ]; then
 		echo "$R/$m: took $ms ms (timeout 2 s)"
-	elif [ "$rc" -eq 0 ] && ! eval "$CHECK"; then
+	elif [ "$rc" -eq 0 ] && ! eval "$CHECK" 2>/dev/null &&
+	     ! { fresh12 && eval "$CHECK"; }; then
+		# (checked again on a restarted swtpm: the first check can
+		# find the session slots full of what aborted runs left)
 		echo "$R/$m: exit 0, but the job was not done: $CHECK"
 	fi
 	[ "$rc" -ne 0 ] || echo "$R" >> "$W/oks"
@@ -102,7 +109,7 @@ one() {
 	echo "# fault12 seed $seed, $iter runs per applet and mode" >&3
 	: > "$W/faults"
 	: > "$W/oks"
-	n=0
+	n=0 runs=0
 	for R in $(recipes); do
 		recipe "$R"
 		for m in $MODES; do
@@ -110,18 +117,18 @@ one() {
 				-s "$((seed + n))" >/dev/null 2>&1 3>&- &
 			pp=$!
 			for _ in $(seq 1 100); do [ -S "$F/p.sock" ] && break; sleep 0.01; done
-			for _ in $(seq 1 "$iter"); do
+			for i in $(seq 1 "$iter"); do
 				one "$m" >> "$W/faults"
+				runs=$((runs + 1))
+				[ $((runs % 6)) -ne 0 ] || fresh12
 			done
 			kill "$pp"; wait "$pp" 2>/dev/null || true
 			rm -f "$F/p.sock"
 			n=$((n + 1))
-			# drop leaked sessions and loaded keys every 4 modes
-			[ $((n % 4)) -ne 0 ] || { swtpm12_dir_down "$F"; swtpm12_dir_up "$F"; }
 		done
 	done
 	if [ -s "$W/faults" ]; then cat "$W/faults"; false; fi
 	# The exit-0 checks ran: some runs of most recipes got through.
-	echo "# exit 0 runs: $(wc -l < "$W/oks") of $((n * iter))" >&3
+	echo "# exit 0 runs: $(wc -l < "$W/oks") of $runs" >&3
 	[ "$(sort -u "$W/oks" | wc -l)" -ge 8 ]
 }
