@@ -28,7 +28,7 @@ export LSAN_OPTIONS="exitcode=99"
 echo "== bats suites against $B/tpmbox"
 suites=${SUITES:-$(ls tests/*.bats)}
 tap=$(mktemp)
-TPMBOX=$B/tpmbox TPMBOX_SANITIZED=1 bats --tap $suites > "$tap" 2>&1
+TPMBOX=$B/tpmbox TPMBOX_SANITIZED=1 bats --tap --timing $suites > "$tap" 2>&1
 bats_rc=$?
 p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
 # A sanitizer build is dynamic by necessity: the static-link check is the
