@@ -56,19 +56,13 @@ static int unseal12(struct ctx *c, const char *in, const uint8_t *text,
 	uint8_t *secret = NULL;
 	size_t slen = 0;
 	struct tpm *t;
-	int fam, rc = 0;
+	int rc = 0;
 
 	if (twoonly)
 		return ctx_usage(c, "%s is a TPM 1.2 blob: --signature and "
 				 "--owner-auth are for a TPM 2.0's", in);
-	if (!(t = ctx_tpm(c)) || !(fam = tpm_family(t)))
-		return ctx_fail(c);
-	if (fam != TPM_FAMILY_12) {
-		err_set(&c->e, EX_FAIL, "%s was sealed on a TPM 1.2, and this "
-			"TPM is a TPM 2.0", in);
-		return ctx_fail(c);
-	}
-	if (unseal12_run(t, in, (const char *)text, tlen, auth, srk, &secret,
+	if (!(t = ctx_tpm(c)) ||
+	    unseal12_run(t, in, (const char *)text, tlen, auth, srk, &secret,
 			 &slen, &c->e) ||
 	    file_write_atomic(out, secret, slen,
 			      OUT_SECRET | (force ? OUT_FORCE : 0), &c->e))

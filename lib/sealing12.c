@@ -474,6 +474,27 @@ out:
 	return rc;
 }
 
+/* After a failed first command of a job sent to a TPM of unknown family
+ * as a 1.2 command: a TPM 2.0 refuses it (TPM_BADTAG, in 1.2's form on
+ * chips, in 2.0's on swtpm), so only then is the family asked.  1 with e
+ * set when it is a 2.0; else e keeps the command's error. */
+static int not_a_12(struct tpm *t, int fam, unsigned before,
+		    const char *name, struct tberr *e)
+{
+	struct tberr keep = *e;
+
+	if (fam || t->ncmds != before + 1)
+		return 0;
+	if (tpm_family(t) != TPM_FAMILY_20) {
+		*e = keep;
+		return 0;
+	}
+	err_clear(e);
+	err_set(e, EX_FAIL, "%s was sealed on a TPM 1.2, and this TPM is a "
+		"TPM 2.0", name);
+	return 1;
+}
+
 int unseal12_run(struct tpm *t, const char *name, const char *text,
 		 size_t n, const struct authval *auth,
 		 const struct authval *srkv, uint8_t **out, size_t *outlen,
@@ -483,9 +504,19 @@ int unseal12_run(struct tpm *t, const char *name, const char *text,
 	uint8_t srk[20], dauth[20], key[TPM12_RSA_MAX];
 	uint8_t *der = NULL, *plain = NULL;
 	size_t derlen = 0, klen = 0;
-	int rc, kind = unseal12_kind(text, n);
+	unsigned ncmds;
+	int rc, fam, kind = unseal12_kind(text, n);
 
 	tpm12_auth_value(srkv, srk);
+	/* The blob says 1.2: its first command goes out as one, with no
+	 * family probe (not_a_12 asks only when that command fails). */
+	fam = tpm_family_known(t);
+	ncmds = t->ncmds;
+	if (fam == TPM_FAMILY_20) {
+		rc = err_set(e, EX_FAIL, "%s was sealed on a TPM 1.2, and this "
+			     "TPM is a TPM 2.0", name);
+		goto out;
+	}
 	if (!b) {
 		rc = err_set(e, EX_FAIL, "out of memory");
 		goto out;
@@ -498,6 +529,8 @@ int unseal12_run(struct tpm *t, const char *name, const char *text,
 			goto out;
 		}
 		rc = unseal_tpmtools(t, name, text, n, srk, out, outlen, e);
+		if (rc && not_a_12(t, fam, ncmds, name, e))
+			rc = e->code;
 		goto out;
 	}
 	/* tpmbox's blob, checked before the TPM sees it. */
@@ -519,7 +552,9 @@ int unseal12_run(struct tpm *t, const char *name, const char *text,
 	tpm12_auth_value(auth, dauth);
 	if ((rc = tpm12_unseal(t, TPM12_KH_SRK, srk, &b->sd, dauth, key,
 			       &klen))) {
-		if (e->rc == 0x18)	/* TPM_WRONGPCRVAL */
+		if (not_a_12(t, fam, ncmds, name, e))
+			rc = e->code;
+		else if (e->rc == 0x18)	/* TPM_WRONGPCRVAL */
 			rc = pcr_changed(t, b, name, e);
 		else if (e->rc == 0x1d)	/* TPM_AUTH2FAIL: the data value */
 			rc = err_set(e, EX_AUTH, "%s: wrong password (--auth)",

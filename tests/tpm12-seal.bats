@@ -54,15 +54,14 @@ flip12() {
 	assert_output "s3cret"
 }
 
-@test "tpm12 seal: commands on the bus: the 2.0 probe, OSAP, TPM_Sealx (no key generation); unseal: probe, OSAP, OIAP, TPM_Unseal" {
+@test "tpm12 seal: commands on the bus: the 2.0 job's first (the family), OSAP, TPM_Sealx (no key generation); unseal: OSAP, OIAP, TPM_Unseal (the blob says 1.2: no probe)" {
 	printf 'x' > in
 	run bash -c '"$TPMBOX" --trace seal -o b in 2>&1 >/dev/null | grep "^>" | cut -d" " -f2'
 	assert_success
-	assert_output "$(printf 'TPM2_PCR_Read\nTPM_OSAP\nTPM_Sealx')" || \
-		assert_output "$(printf 'TPM2_ReadPublic\nTPM_OSAP\nTPM_Sealx')"
+	assert_output "$(printf 'TPM2_ReadPublic\nTPM_OSAP\nTPM_Sealx')"
 	run bash -c '"$TPMBOX" --trace unseal b 2>&1 >/dev/null | grep "^>" | cut -d" " -f2'
 	assert_success
-	assert_output "$(printf 'TPM2_GetCapability\nTPM_OSAP\nTPM_OIAP\nTPM_Unseal')"
+	assert_output "$(printf 'TPM_OSAP\nTPM_OIAP\nTPM_Unseal')"
 	# The data key crosses the bus masked: the trace shows TPM_Sealx's
 	# parameters, and Unseal's answer is masked in traces anyway.
 }
