@@ -9,6 +9,11 @@
 #include "auth.h"
 #include "file.h"
 #include "hex.h"
+#include "quote12.h"
+#include "tpm.h"
+#include "crypto/pk.h"
+#include "tpm12/da.h"
+#include "tpm12/quote.h"
 #include "tpm2/attest.h"
 #include "tpm2/object.h"
 
@@ -31,9 +36,18 @@ static const char usage[] =
 	"  --owner-auth AUTH  owner auth, needed to create the SRK when no "
 	"persistent\n"
 	"             one exists and the owner has an auth value\n"
-	"  -f         replace existing output files\n";
+	"  -f         replace existing output files\n"
+	"  --srk-auth AUTH  TPM 1.2: the SRK's value (default: the well-known\n"
+	"             secret, as tpm_takeownership -z)\n"
+	"On a TPM 1.2: TPM_MakeIdentity (no Privacy CA: the AIK quotes at "
+	"once)\n"
+	"makes an RSA-2048 AIK with the owner value (--owner-auth; SHA-1 of\n"
+	"each AUTH, as tpm-tools makes it from a password; the well-known\n"
+	"secret by default).  AKBLOB is its TPM_KEY, as tpm_mkaik writes it;\n"
+	"--pub works as on a TPM 2.0; prints the SHA-1 of its TPM_PUBKEY.\n"
+	"--tpm-public and --name are TPM 2.0's.\n";
 
-enum { O_PUB = 256, O_RSA, O_OWNER, O_TPMPUB, O_NAME };
+enum { O_PUB = 256, O_RSA, O_OWNER, O_TPMPUB, O_NAME, O_SRKAUTH };
 static const char shortopts[] = "o:f";
 static const struct option longopts[] = {
 	{"pub", required_argument, NULL, O_PUB},
@@ -42,17 +56,77 @@ static const struct option longopts[] = {
 	{"rsa", no_argument, NULL, O_RSA},
 	{"owner-auth", required_argument, NULL, O_OWNER},
 	{"force", no_argument, NULL, 'f'},
+	{"srk-auth", required_argument, NULL, O_SRKAUTH},
 	{NULL, 0, NULL, 0}
 };
+
+/* TPM 1.2: TPM_MakeIdentity (tpm12/quote.h), the blob, the public key,
+ * the key's SHA-1. */
+static int akcreate12(struct ctx *c, struct tpm *t, const char *out,
+		      const char *pubf, const struct authval *oa,
+		      const char *srk_s, int flags)
+{
+	struct tpm12_aik *aik = calloc(1, sizeof(*aik));
+	uint8_t owner[20], srk[20], h[20];
+	struct authval sv;
+	char hex[41], *pem = NULL;
+	size_t pn;
+	int rc = 0;
+
+	if (!aik)
+		return ctx_usage(c, "out of memory");
+	if (srk_s && auth_parse(srk_s, &sv, &c->e)) {
+		rc = ctx_fail(c);
+		goto done;
+	}
+	tpm12_auth_value(oa, owner);
+	tpm12_auth_value(srk_s ? &sv : NULL, srk);
+	if (srk_s)
+		auth_wipe(&sv);
+	if (tpm12_make_identity(t, srk, owner, aik)) {
+		if (c->e.code == EX_AUTH)
+			err_hint(&c->e, "%s", c->e.rc == 0x1d ?
+				 "give the owner value with --owner-auth (the "
+				 "failure counts toward the dictionary-attack "
+				 "lockout)" : "give the SRK value with "
+				 "--srk-auth");
+		rc = ctx_fail(c);
+		goto done;
+	}
+	if (pubf && pk_pem_rsa(aik->pub.pub, aik->pub.publen,
+			       tpm12_rsa_exponent(&aik->pub.parms), &pem,
+			       &pn)) {
+		err_set(&c->e, EX_FAIL, "cannot encode the AIK's public key "
+			"as PEM");
+		rc = ctx_fail(c);
+		goto done;
+	}
+	if (file_write_atomic(out, aik->blob, aik->bloblen,
+			      flags | OUT_SECRET, &c->e) ||
+	    (pubf && file_write_atomic(pubf, pem, pn, flags, &c->e))) {
+		rc = ctx_fail(c);
+		goto done;
+	}
+	quote12_key_hash(&aik->pub, h);
+	hex_encode(h, 20, hex);
+	printf("%s\n", hex);
+done:
+	explicit_bzero(owner, sizeof(owner));
+	explicit_bzero(srk, sizeof(srk));
+	explicit_bzero(aik, sizeof(*aik));
+	free(aik);
+	free(pem);
+	return rc;
+}
 
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *out = NULL, *pubf = NULL, *owner_s = NULL;
-	const char *tpubf = NULL, *namef = NULL, *outs[4];
+	const char *tpubf = NULL, *namef = NULL, *outs[4], *srk_s = NULL;
 	struct tpm2_public *pub = NULL;
 	struct ak_blob *blob = NULL;
 	struct authval oa = { .n = 0 };
-	int rsa = 0, flags = 0, o, rc = 0, i;
+	int rsa = 0, flags = 0, o, rc = 0, i, fam = 0;
 	char *pem = NULL, *ppem = NULL, name[2 * TPM2_NAME_MAX + 1];
 	size_t pn, ppn;
 	struct tpm *t;
@@ -66,6 +140,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		case O_RSA: rsa = 1; break;
 		case O_OWNER: owner_s = optarg; break;
 		case 'f': flags |= OUT_FORCE; break;
+		case O_SRKAUTH: srk_s = optarg; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -85,27 +160,58 @@ static int run(struct ctx *c, int argc, char **argv)
 		    access(outs[i], F_OK) == 0)
 			return ctx_usage(c, "%s exists (use -f to replace "
 					 "it)", outs[i]);
-	pub = malloc(sizeof(*pub));
-	blob = malloc(sizeof(*blob));
-	if (!pub || !blob) {
-		rc = ctx_usage(c, "out of memory");
+	/* The family decides the job (a TPM 1.2 makes an AIK with
+	 * TPM_MakeIdentity).  Known already (a device, or an SRK pin's
+	 * salted session, where a 1.2 is a usage error), or asked only for
+	 * --srk-auth; else the 2.0 job's first command tells it: a 1.2
+	 * refuses it having done nothing. */
+	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
+	    (!(fam = tpm_family_known(t)) && srk_s && !(fam = tpm_family(t)))) {
+		rc = ctx_fail(c);
 		goto done;
 	}
-	if (!(t = ctx_tpm(c)) ||
-	    ak_create(t, rsa, oa.v, oa.n, blob, pub) ||
-	    ak_blob_encode(blob, &pem, &pn, &c->e) ||
+	if (fam != TPM_FAMILY_12) {
+		if (srk_s) {
+			rc = ctx_usage(c, "--srk-auth is for a TPM 1.2 (a TPM "
+				       "2.0's standard SRK has no value)");
+			goto done;
+		}
+		pub = malloc(sizeof(*pub));
+		blob = malloc(sizeof(*blob));
+		if (!pub || !blob) {
+			rc = ctx_usage(c, "out of memory");
+			goto done;
+		}
+		rc = ak_create(t, rsa, oa.v, oa.n, blob, pub);
+		if (tpm_answered_12(t, rc, fam))
+			fam = TPM_FAMILY_12;
+		else if (rc)
+			goto fail;
+	}
+	if (fam == TPM_FAMILY_12) {
+		if (tpubf || namef)
+			rc = ctx_usage(c, "this TPM is a TPM 1.2: --tpm-public "
+				       "and --name are TPM 2.0's (its AIK blob "
+				       "holds the public key)");
+		else
+			rc = akcreate12(c, t, out, pubf, owner_s ?
+				       &oa : NULL, srk_s, flags);
+		goto done;
+	}
+	if (ak_blob_encode(blob, &pem, &pn, &c->e) ||
 	    (pubf && ak_pub_pem(pub, &ppem, &ppn, &c->e)) ||
 	    file_write_atomic(out, pem, pn, flags | OUT_SECRET, &c->e) ||
 	    (pubf && file_write_atomic(pubf, ppem, ppn, flags, &c->e)) ||
 	    (tpubf && file_write_atomic(tpubf, blob->pub, blob->publen,
 					flags, &c->e)) ||
 	    (namef && file_write_atomic(namef, pub->name, pub->namelen,
-					flags, &c->e))) {
-		rc = ctx_fail(c);
-		goto done;
-	}
+					flags, &c->e)))
+		goto fail;
 	hex_encode(pub->name, pub->namelen, name);
 	printf("%s\n", name);
+	goto done;
+fail:
+	rc = ctx_fail(c);
 done:
 	auth_wipe(&oa);
 	if (blob)

@@ -12,6 +12,7 @@
 #include "hex.h"
 #include "pcrfile.h"
 #include "quote.h"
+#include "quote12.h"
 #include "tpm2/attest.h"
 #include "tpm2/srk.h"
 
@@ -56,7 +57,23 @@ static const char usage[] =
 	"  --imalog FILE  likewise for an IMA log (binary_runtime_"
 	"measurements),\n"
 	"             replayed in each quoted bank it can be\n"
-	"  --json     print the PCRs as {\"sha256\": {\"7\": \"hex\"}}\n";
+	"  --json     print the PCRs as {\"sha256\": {\"7\": \"hex\"}}\n"
+	"A TPM 1.2 quote (no TPM needed either): QUOTE from quote on a 1.2 "
+	"(TPM_Quote\n"
+	"or TPM_Quote2), or tpm_getquote's two files: --sig OUT --pcrs PCRFILE"
+	"\n"
+	"(its -p file) with -n, its nonce (its TPM_QUOTE_INFO2 is rebuilt: "
+	"3 select\n"
+	"bytes, locality 0).  -k: the AIK's blob (akcreate -o, tpm_mkaik's "
+	"BLOB),\n"
+	"tpm_mkaik's PUB file, a TPM_PUBKEY, or the RSA key in PEM/DER "
+	"(akcreate\n"
+	"--pub).  Checked: the PKCS#1 v1.5 SHA-1 signature over "
+	"TPM_QUOTE_INFO or\n"
+	"TPM_QUOTE_INFO2, the nonce (20 bytes, any other length hashed with "
+	"SHA-1),\n"
+	"the selection (-p 0,7 or sha1:0,7), the composite hash of the "
+	"values.\n";
 
 #define IN_MAX (1u << 20)
 
@@ -159,6 +176,134 @@ static int check_logs(struct ctx *c, const struct quote *q, const char *evlf,
 	return imaf ? check_ima(c, q, imaf) : 0;
 }
 
+/* Whether path holds tpmbox's TPM 1.2 quote file (errors are left to the
+ * reader proper). */
+static int is_quote12(const char *path)
+{
+	struct tberr e;
+	uint8_t *p;
+	size_t n;
+	int r;
+
+	memset(&e, 0, sizeof(e));
+	if (file_read(path, IN_MAX, &p, &n, &e))
+		return 0;
+	r = quote12_file_is(p, n);
+	free(p);
+	return r;
+}
+
+/* -p for a 1.2 quote: the sha1 bank only, a bare list meaning it. */
+static int sel12(struct ctx *c, const char *s, uint32_t *mask)
+{
+	struct pcr_sel sel;
+	char buf[256];
+	int i;
+
+	if (!strchr(s, ':') && strcmp(s, "all")) {
+		if (strlen(s) > sizeof(buf) - 6)
+			return ctx_usage(c, "bad PCR selection '%s'", s);
+		snprintf(buf, sizeof(buf), "sha1:%s", s);
+		s = buf;
+	} else if (!strcmp(s, "all")) {
+		s = "sha1:all";
+	}
+	if (pcr_sel_parse(s, &sel, &c->e))
+		return ctx_fail(c);
+	*mask = 0;
+	for (i = 0; i < sel.n; i++) {
+		if (sel.b[i].alg != TPM2_ALG_SHA1)
+			return ctx_usage(c, "PCR bank %s: the quote is from a "
+					 "TPM 1.2, which has only the sha1 "
+					 "bank", alg_name(sel.b[i].alg));
+		*mask |= sel.b[i].all ? 0xffffff : sel.b[i].mask;
+	}
+	return 0;
+}
+
+/* A TPM 1.2 quote: tpmbox's file or tpm_getquote's two files (quote12.h). */
+struct cq12 {
+	const char *keyf, *nonce_hex, *selstr, *quotef, *sigf, *pcrsf;
+	int json;
+};
+
+static int checkquote12(struct ctx *c, const struct cq12 *o)
+{
+	struct quote12 *q = malloc(sizeof(*q));
+	struct pcr_vals *v = malloc(sizeof(*v));
+	struct tpm12_pubkey *k = malloc(sizeof(*k));
+	struct quote12_want w = { 0 };
+	uint8_t raw[64], nonce[20], *key = NULL, *a = NULL, *b = NULL;
+	size_t keylen, al, bl;
+	long nn;
+	int rc = 0, aik;
+
+	if (!q || !v || !k) {
+		rc = ctx_usage(c, "out of memory");
+		goto out;
+	}
+	if (o->nonce_hex) {
+		nn = hex_decode(o->nonce_hex, raw, sizeof(raw));
+		if (nn <= 0) {
+			rc = ctx_usage(c, "bad nonce '%s' (hex, at most 64 "
+				       "bytes)", o->nonce_hex);
+			goto out;
+		}
+		quote12_nonce(raw, (size_t)nn, nonce);
+		w.nonce = nonce;
+	} else if (!o->quotef) {
+		rc = ctx_usage(c, "tpm_getquote's signature covers its nonce: "
+			       "give it with -n (the hex of its nonce file)");
+		goto out;
+	}
+	if (o->selstr && (rc = sel12(c, o->selstr, &w.mask)))
+		goto out;
+	w.has_mask = o->selstr != NULL;
+	if ((rc = slurp(c, o->keyf, &key, &keylen)))
+		goto out;
+	if (quote12_key_load(key, keylen, k, &aik, &c->e)) {
+		err_prefix(&c->e, "%s", o->keyf);
+		rc = ctx_fail(c);
+		goto out;
+	}
+	w.key = k;
+	if (o->quotef) {
+		if ((rc = slurp(c, o->quotef, &a, &al)))
+			goto out;
+		if (quote12_file_read(a, al, q, &c->e)) {
+			err_prefix(&c->e, "%s", o->quotef);
+			rc = ctx_fail(c);
+			goto out;
+		}
+	} else {
+		if ((rc = slurp(c, o->sigf, &a, &al)) ||
+		    (rc = slurp(c, o->pcrsf, &b, &bl)))
+			goto out;
+		if (quote12_from_getquote(a, al, (const char *)b, bl, nonce, q,
+					  &c->e)) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+	}
+	if (quote12_check(q, &w, &c->e)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if (!o->nonce_hex)
+		fprintf(stderr, "tpmbox checkquote: warning: no -n given, the "
+			"nonce was not checked (the quote may be a replay)\n");
+	quote12_pcr_vals(q, v);
+	rc = ctx_print_pcrs(c, v, o->json);
+out:
+	free(q);
+	free(v);
+	free(k);
+	free(key);
+	free(a);
+	free(b);
+	return rc;
+}
+
 enum { O_MSG = 256, O_SIG, O_PCRS, O_JSON, O_EVL, O_IMA, O_SRKN, O_SRKP };
 static const char shortopts[] = "k:n:p:";
 static const struct option longopts[] = {
@@ -214,6 +359,23 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
 	if (!keyf)
 		return ctx_usage(c, "-k AK is required");
+	/* A TPM 1.2 quote: tpmbox's 1.2 file, or tpm_getquote's signature
+	 * and PCR file (no --msg: its TPM_QUOTE_INFO2 is rebuilt). */
+	if ((quotef && !msgf && !sigf && !pcrsf && is_quote12(quotef)) ||
+	    (!quotef && !msgf && sigf && pcrsf)) {
+		struct cq12 o12 = {
+			keyf, nonce_hex, selstr, quotef, sigf, pcrsf, json
+		};
+
+		if (srkn || srkp || evlf || imaf)
+			return ctx_usage(c, "%s is not for a TPM 1.2 quote",
+					 srkn ? "--srk-name" : srkp ?
+					 "--srk-pub" : evlf ? "--eventlog" :
+					 "--imalog");
+		if (nonce_hex && !*nonce_hex)
+			return ctx_usage(c, "empty nonce given with -n");
+		return checkquote12(c, &o12);
+	}
 	if (srkn && srkp)
 		return ctx_usage(c, "give --srk-name or --srk-pub, not both");
 	/* The verifier's knowledge of the attester's SRK: options only (a

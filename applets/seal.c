@@ -10,6 +10,8 @@
 #include "file.h"
 #include "keyfile.h"
 #include "sealing.h"
+#include "sealing12.h"
+#include "tpm.h"
 #include "tpm2/srk.h"
 #include "tty.h"
 
@@ -18,7 +20,8 @@ static const char usage[] =
 	"[--authorized-by PUBKEY [--bank BANK]] [--auth AUTH] "
 	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
 	"[--recovery-code-out FILE] [--recovery-code] [--to SRKPUB | "
-	"--to-ek EKPUB] [-f] -o BLOB [FILE]\n"
+	"--to-ek EKPUB] [--srk-auth AUTH] [--format tpm-tools] [-f] "
+	"-o BLOB [FILE]\n"
 	"Seal FILE (or stdin; 1 byte to 64 MiB) to this TPM under the SRK at\n"
 	"0x81000001 (created from the standard template when none is\n"
 	"persisted).  Unseal needs this TPM, the same PCR values and the\n"
@@ -58,6 +61,16 @@ static const char usage[] =
 	"             -P); unseal on that TPM imports the blob\n"
 	"  --to-ek EKPUB  the same under its endorsement key (PEM or\n"
 	"             TPM2B_PUBLIC of the TCG template): survives a clear\n"
+	"  On a TPM 1.2: one PCR state of sha1 PCRs (-p 0,7 or sha1:0,7),\n"
+	"             no --authorized-by, --to or --to-ek; the data key is\n"
+	"             sealed with TPM_Sealx under the SRK (masked on the bus\n"
+	"             with a key from the SRK value: secret only when that\n"
+	"             value is)\n"
+	"  --srk-auth AUTH  the 1.2 SRK's value (default: the well-known\n"
+	"             one, as tpm_takeownership -z)\n"
+	"  --format tpm-tools  (1.2) write tpm_sealdata's file, which\n"
+	"             tpm_unsealdata -z opens (a new TPM key each time; no\n"
+	"             --auth)\n"
 	"  -o BLOB    write the sealed blob here (PEM, mode 0600, atomic)\n"
 	"  -f         replace an existing BLOB\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n";
@@ -74,8 +87,46 @@ static const struct option longopts[] = {
 	{ "to-ek", required_argument, NULL, 'N' },
 	{ "authorized-by", required_argument, NULL, 'Z' },
 	{ "bank", required_argument, NULL, 'B' },
+	{ "srk-auth", required_argument, NULL, 'S' },
+	{ "format", required_argument, NULL, 'F' },
 	{ NULL, 0, NULL, 0 }
 };
+
+/* A bare PCR list ("0,7", "7=HEX") names a TPM 1.2's one bank: the
+ * family decides.  On a 1.2 each becomes "sha1:..." in bare[] (freed by
+ * the caller); on a 2.0 it is a usage error. */
+static int bare_lists(struct ctx *c, struct tpm *t, struct seal_opts *so,
+		      char **bare)
+{
+	int i, fam;
+
+	if (!(fam = tpm_family(t)))
+		return ctx_fail(c);
+	for (i = 0; i < so->npcr; i++) {
+		if (strchr(so->pcr[i], ':') || strcmp(so->pcr[i], "all") == 0)
+			continue;
+		if (fam != TPM_FAMILY_12)
+			return ctx_usage(c, "-p %s: name the PCR bank (e.g. "
+					 "sha256:%s); a bare list is for a "
+					 "TPM 1.2", so->pcr[i], so->pcr[i]);
+		if (asprintf(&bare[i], "sha1:%s", so->pcr[i]) < 0) {
+			bare[i] = NULL;
+			return ctx_usage(c, "out of memory");
+		}
+		so->pcr[i] = bare[i];
+	}
+	return 0;
+}
+
+static int has_bare(const struct seal_opts *so)
+{
+	int i;
+
+	for (i = 0; i < so->npcr; i++)
+		if (!strchr(so->pcr[i], ':') && strcmp(so->pcr[i], "all"))
+			return 1;
+	return 0;
+}
 
 static int run(struct ctx *c, int argc, char **argv)
 {
@@ -89,8 +140,12 @@ static int run(struct ctx *c, int argc, char **argv)
 	size_t dlen = 0, pemlen;
 	char *pem = NULL;
 	int o, force = 0, rc = 0;
-	int show_code = 0, to_ek = 0;
-	struct tpm *t;
+	int show_code = 0, to_ek = 0, fam = 0, i;
+	const char *srkspec = NULL, *format = NULL;
+	struct authval srk = { .n = 0 };
+	struct seal12_opts o12 = { .srk = NULL };
+	char *bare[POLICY_BRANCHES] = { NULL };
+	struct tpm *t = NULL;
 
 	memset(&so, 0, sizeof(so));
 	if (!spec || !esc) {
@@ -123,6 +178,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'C': show_code = 1; escrow_want_code(esc); break;
 		case 'T': to = optarg; to_ek = 0; break;
 		case 'N': to = optarg; to_ek = 1; break;
+		case 'S': srkspec = optarg; break;
+		case 'F': format = optarg; break;
 		default: rc = ctx_usage(c, "unknown option"); goto out;
 		}
 	}
@@ -149,6 +206,42 @@ static int run(struct ctx *c, int argc, char **argv)
 		err_hint(&c->e, "write it to a file with --recovery-code-out");
 		rc = ctx_fail(c);
 		goto out;
+	}
+	if (format && strcmp(format, "tpm-tools") && strcmp(format, "tpmbox")) {
+		rc = ctx_usage(c, "--format: tpmbox or tpm-tools");
+		goto out;
+	}
+	o12.tpmtools = format && strcmp(format, "tpm-tools") == 0;
+	if ((o12.tpmtools || srkspec) && to) {
+		rc = ctx_usage(c, "--srk-auth and --format tpm-tools are for "
+			       "a TPM 1.2 here; --to and --to-ek seal for a "
+			       "TPM 2.0");
+		goto out;
+	}
+	if (o12.tpmtools && escrow_wanted(esc)) {
+		rc = ctx_usage(c, "--format tpm-tools: tpm_unsealdata's file "
+			       "has no room for escrow copies");
+		goto out;
+	}
+	if (srkspec) {
+		if (auth_parse(srkspec, &srk, &c->e)) {
+			rc = ctx_fail(c);
+			goto out;
+		}
+		o12.srk = &srk;
+	}
+	/* Options only a 1.2 takes: the family first (on a socket, one
+	 * probe command). */
+	if (!to && (has_bare(&so) || o12.tpmtools || srkspec)) {
+		if (!(t = ctx_tpm(c)) || (rc = bare_lists(c, t, &so, bare)))
+			goto fail_or_out;
+		fam = tpm_family(t);
+		if (fam != TPM_FAMILY_12) {
+			rc = ctx_usage(c, "--srk-auth and --format tpm-tools "
+				       "are for a TPM 1.2 (this one is a TPM "
+				       "2.0)");
+			goto out;
+		}
 	}
 	if (seal_spec_parse(spec, &so, &c->e)) {
 		rc = ctx_fail(c);
@@ -183,19 +276,38 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto out;
 	}
 	/* Sealed on this TPM (or wrapped for the other one), then the blob
-	 * with the copies, written. */
-	if (target)
+	 * with the copies, written.  A TPM of unknown family gets the 2.0
+	 * job, whose first command a 1.2 refuses having done nothing. */
+	if (target) {
 		rc = seal_blob_to(target, spec, data, dlen, &pem, &pemlen,
 				  &c->e);
-	else if (!(t = ctx_tpm(c)))
+	} else if (!t && !(t = ctx_tpm(c))) {
 		rc = c->e.code;
-	else
-		rc = seal_blob(t, spec, data, dlen, &pem, &pemlen, &c->e);
+	} else {
+		if (!fam)
+			fam = tpm_family_known(t);
+		if (fam != TPM_FAMILY_12) {
+			rc = seal_blob(t, spec, data, dlen, &pem, &pemlen,
+				       &c->e);
+			if (tpm_answered_12(t, rc, fam))
+				fam = TPM_FAMILY_12;
+		}
+		if (fam == TPM_FAMILY_12)
+			rc = seal12_blob(t, spec, &o12, data, dlen, &pem,
+					 &pemlen, &c->e);
+	}
 	if (rc ||
 	    seal_write(esc, &pem, &pemlen, out, escrow_out, code_out,
 		       show_code, force, &c->e))
 		rc = ctx_fail(c);
+	goto out;
+fail_or_out:
+	if (!rc)
+		rc = ctx_fail(c);
 out:
+	for (i = 0; i < POLICY_BRANCHES; i++)
+		free(bare[i]);
+	auth_wipe(&srk);
 	if (data) {
 		explicit_bzero(data, dlen);
 		free(data);

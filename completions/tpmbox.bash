@@ -7,7 +7,7 @@ _tpmbox_banks="sha1 sha256 sha384 sha512"
 _tpmbox_opts() {
 	case "$1" in
 	activatecredential) echo "-k -i -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	akcreate) echo "-o --pub --tpm-public --name --rsa --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	akcreate) echo "-o --pub --tpm-public --name --rsa --owner-auth -f --srk-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	checkquote) echo "-k --srk-name --srk-pub -n -p --msg --sig --pcrs --eventlog --imalog --json -T --tcti --timeout --trace -h --help" ;;
 	clearall) echo "--lockout-auth --platform --yes --dry-run --ppi --owner-auth --physical-presence --reenable --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	dalock) echo "--reset --set --lockout-auth --json --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -33,12 +33,12 @@ _tpmbox_opts() {
 	persist) echo "--srk --ek --owner-auth --endorsement-auth --force --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	policysign) echo "-k -p -P --bank --append -o -f -T --tcti --timeout --trace -h --help" ;;
 	ppi) echo "--json --yes -T --tcti --timeout --trace -h --help" ;;
-	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	quote) echo "-k -p -n -o --msg --sig --pcrs --owner-auth -f -v --quote1 --srk-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	recover) echo "-k --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
 	reseal) echo "-k --recovery-code --old-auth --signature -p -P --authorized-by --auth --owner-auth --escrow --escrow-out --recovery-code-out --new-recovery-code --drop-escrow -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	seal) echo "-p -P --authorized-by --bank --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code --to --to-ek -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	seal) echo "-p -P --authorized-by --bank --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code --to --to-ek --srk-auth --format -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --rsa --force --max-tries --recovery-time --lockout-recovery --banks --platform-auth --ek --dry-run --json -v --srk-auth --srk-name --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	unseal) echo "--signature --auth --owner-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	unseal) echo "--signature --auth --owner-auth --srk-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	esac
 }
 

@@ -62,6 +62,13 @@ int seal_spec_parse(struct seal_spec *s, const struct seal_opts *o,
 		    struct tberr *e);
 /* Wipe the passwords. */
 void seal_spec_wipe(struct seal_spec *s);
+/* Fill each branch's values: SEL=VALUES first, then the PCRFILE, then
+ * the PCRs read with rd (tpm2_pcr_read, or tpm_pcr_read on a 1.2); t
+ * NULL: every value must be given (exit 2 otherwise). */
+typedef int (*seal_pcr_reader)(struct tpm *t, const struct pcr_sel *sel,
+			       struct pcr_vals *out);
+int seal_spec_values(struct tpm *t, struct seal_spec *s, seal_pcr_reader rd,
+		     struct tberr *e);
 /* One PCR state given in full, with no TPM (policysign): a -p
  * SEL=VALUES or a -P PCRFILE (one of them NULL), parsed as seal parses
  * them; its selection and values (in selection order).  Exit 2 naming

@@ -21,6 +21,14 @@ struct pcr_vals;
  * gets the kernel's probe, one TPM2_GetCapability: a 0x8001 tag answers
  * 2.0, a 1.2 tag 1.2 (no side effect on either). */
 int tpm_family(struct tpm *t);
+/* The family when known without sending anything (the device's name or
+ * sysfs, or an earlier answer); 0: not known yet. */
+int tpm_family_known(struct tpm *t);
+/* For a job of unknown family sent to lib/tpm2/ first (before: what
+ * tpm_family_known said then): whether it failed (rc) because its first
+ * command went to a TPM 1.2, which refused it having done nothing.  The
+ * error is cleared then, for the job's lib/tpm12/ run. */
+int tpm_answered_12(struct tpm *t, int rc, int before);
 /* Name of a command code of either family (for traces). */
 const char *tpm_cc_name(uint32_t cc);
 

@@ -237,7 +237,8 @@ void seal_spec_wipe(struct seal_spec *s)
 /* Fill a branch's values in selection order: given, file, else the
  * TPM's current value. */
 static int branch_values(struct tpm *t, const struct seal_branch *s,
-			 struct policy_branch *ps, struct tberr *e)
+			 struct policy_branch *ps, seal_pcr_reader rd,
+			 struct tberr *e)
 {
 	struct pcr_vals cur;
 	int i, need_tpm = 0, k = 0;
@@ -262,7 +263,7 @@ static int branch_values(struct tpm *t, const struct seal_branch *s,
 		return err_set(e, EX_USAGE, "-p: give the values of every PCR "
 			       "(SEL=VALUES, or -P PCRFILE): the TPM the blob "
 			       "is for is not here to read them");
-	if (need_tpm && tpm2_pcr_read(t, &ps->sel, &cur))
+	if (need_tpm && rd(t, &ps->sel, &cur))
 		return e->code;
 	for (i = 0; i < ps->sel.n; i++)
 		for (idx = 0; idx < 32; idx++) {
@@ -286,12 +287,13 @@ static int branch_values(struct tpm *t, const struct seal_branch *s,
 	return policy_check_vals(&ps->sel, &ps->vals, e);
 }
 
-static int pcr_values(struct tpm *t, struct seal_spec *s, struct tberr *e)
+int seal_spec_values(struct tpm *t, struct seal_spec *s, seal_pcr_reader rd,
+		     struct tberr *e)
 {
 	int i;
 
 	for (i = 0; i < s->ps.nbranch; i++)
-		if (branch_values(t, &s->in[i], &s->ps.br[i], e))
+		if (branch_values(t, &s->in[i], &s->ps.br[i], rd, e))
 			return e->code;
 	return 0;
 }
@@ -319,7 +321,7 @@ int seal_state_given(const char *pcrarg, const char *pcrfile,
 		rc = err_set(e, EX_USAGE, "-p: give the value of every PCR "
 			     "(SEL=VALUES): there is no TPM to read them");
 	if (!rc)
-		rc = pcr_values(NULL, s, e);
+		rc = seal_spec_values(NULL, s, tpm2_pcr_read, e);
 	if (!rc) {
 		*sel = s->ps.br[0].sel;
 		*vals = s->ps.br[0].vals;
@@ -481,7 +483,7 @@ int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 			rc = e->code;
 			goto out;
 		}
-	if ((rc = pcr_values(t, s, e)))
+	if ((rc = seal_spec_values(t, s, tpm2_pcr_read, e)))
 		goto out;
 	if ((rc = make_template(&s->ps, &tmpl, e)))
 		goto out;
@@ -559,7 +561,7 @@ int seal_blob_to(const struct tpm2_public *parent, struct seal_spec *s,
 				goto out;
 			}
 	}
-	if ((rc = pcr_values(NULL, s, e)))
+	if ((rc = seal_spec_values(NULL, s, tpm2_pcr_read, e)))
 		goto out;
 	/* The object: the seal template, but movable to its new parent
 	 * (TPM2_Import refuses fixedTPM and fixedParent). */

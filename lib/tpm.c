@@ -73,6 +73,11 @@ static int family_known(struct tpm *t)
 	return t->family;
 }
 
+int tpm_family_known(struct tpm *t)
+{
+	return family_known(t);
+}
+
 /* A job of unknown family goes to lib/tpm2/ first, its first command
  * being the probe (the kernel's probe is a 2.0 command too, and costs a
  * command of its own): a 2.0 answers it, so a 2.0 pays nothing for the
@@ -87,6 +92,11 @@ static int answered_12(struct tpm *t, int rc, int before)
 		return 1;
 	}
 	return 0;
+}
+
+int tpm_answered_12(struct tpm *t, int rc, int before)
+{
+	return answered_12(t, rc, before);
 }
 
 int tpm_family(struct tpm *t)

@@ -26,9 +26,10 @@ export UBSAN_OPTIONS="log_path=$LOGS/ubsan:print_stacktrace=1:halt_on_error=1:ex
 export LSAN_OPTIONS="exitcode=99"
 
 echo "== bats suites against $B/tpmbox"
-suites=${SUITES:-$(ls tests/*.bats)}
+# tpm12-oracle.bats runs no tpmbox command: the default pass covers it.
+suites=${SUITES:-$(ls tests/*.bats | grep -v '/tpm12-oracle\.bats$')}
 tap=$(mktemp)
-TPMBOX=$B/tpmbox TPMBOX_SANITIZED=1 bats --tap $suites > "$tap" 2>&1
+TPMBOX=$B/tpmbox TPMBOX_SANITIZED=1 bats --tap --timing $suites > "$tap" 2>&1
 bats_rc=$?
 p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
 # A sanitizer build is dynamic by necessity: the static-link check is the

@@ -660,7 +660,7 @@ extended() {
 	assert_failure 2
 }
 
-@test "dispatch: the small musl build (make tiny) is at most 404 KiB, static, with every applet but the Makefile's TINY_OMIT" {
+@test "dispatch: the small musl build (make tiny) is at most 436 KiB, static, with every applet but the Makefile's TINY_OMIT" {
 	[ -n "${TPMBOX_TINY:-}" ] || skip "TPMBOX_TINY is not set (make check sets it)"
 	size=$(stat -c %s "$TPMBOX_TINY")
 	echo "# tpmbox-tiny: $size bytes" >&3
@@ -672,11 +672,14 @@ extended() {
 	# --authorized-by, unseal --signature and its JSON reader) 16 KiB,
 	# issue 16's pcrallocate 3.4 KiB, then the packed help texts took
 	# 12.5 KiB off, and issue 16's takeown provisioning and issue 12's
-	# takeown, dalock and clearall on 1.2 put 12 KiB back: 392 KiB,
-	# and issue 12's nvdefine/nvwrite/nvread/nvrelease on 1.2 13 KiB
-	# more (measured 396,304 -> 409,648 bytes): 404 KiB
+	# takeown, dalock and clearall on 1.2 put 12 KiB back: 392 KiB;
+	# issue 12's seal and unseal on 1.2 (TPM_Sealx, tpm-tools' file
+	# both ways, whose codecs were not linked before) 20 KiB: 412 KiB;
+	# issue 12's quote on 1.2 (measured 432,720 bytes) and
+	# nvdefine/nvwrite/nvread/nvrelease on 1.2 (12,352 bytes more):
+	# 436 KiB
 	# (docs/tiny.md: a guard against silent growth, not the goal)
-	[ "$size" -le 413696 ]
+	[ "$size" -le 446464 ]
 	run file -L "$TPMBOX_TINY"
 	assert_output --partial "statically linked"
 	want=$("$TPMBOX" --list)

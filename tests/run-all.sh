@@ -25,9 +25,14 @@ suites=${SUITES:-$(ls tests/*.bats)}
 bats_run() {
 	local tap p f
 	tap=$(mktemp)
+	local t0=$SECONDS
 	echo "== bats: every suite against $1 ($TPMBOX)"
-	bats --tap $suites 2>&1 | tee "$tap"
+	# --timing: each test's time on its line, for the CI log.
+	bats --tap --timing $suites 2>&1 | tee "$tap"
 	p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
+	echo "== $1: $((SECONDS - t0)) s; the slowest tests (ms):"
+	sed -n 's/^ok [0-9]* \(.*\) in \([0-9]*\)ms$/\2 \1/p' "$tap" |
+		sort -rn | head -8 | cut -c1-100
 	rm -f "$tap"
 	pass=$((pass + p)); fail=$((fail + f))
 	[ "$p" -eq 0 ] && fail=$((fail + 1))
@@ -37,6 +42,9 @@ bats_run "the default (glibc) build"
 # CHECK_QUICK=1 (or TPMBOX_TINY= empty) skips it for a fast local loop.
 if [ -n "${TPMBOX_TINY:-}" ] && [ -z "${CHECK_QUICK:-}" ]; then
 	if [ -x "$TPMBOX_TINY" ]; then
+		# tpm12-oracle.bats runs no tpmbox command (it records what
+		# tpm-tools does): once is enough.
+		suites=$(printf '%s\n' $suites | grep -v '/tpm12-oracle\.bats$') \
 		TPMBOX=$TPMBOX_TINY bats_run "the small musl build (make tiny)"
 	else
 		echo "not ok tiny build: $TPMBOX_TINY was not built"
@@ -51,8 +59,10 @@ fi
 if [ -z "${CHECK_QUICK:-}" ] || [ -n "${CHECK_VM:-}" ]; then
 	echo "== vmtest: tpmbox against Debian's kernel under QEMU"
 	vmtap=$(mktemp)
+	t0=$SECONDS
 	VM_DIR=$BUILD/vm bash tests/vm/run.sh 2>&1 | tee "$vmtap"
 	vrc=${PIPESTATUS[0]}
+	echo "== vmtest: $((SECONDS - t0)) s"
 	p=$(grep -c '^ok ' "$vmtap"); f=$(grep -c '^not ok ' "$vmtap")
 	rm -f "$vmtap"
 	if [ "$vrc" = 77 ]; then
@@ -70,9 +80,11 @@ fi
 
 # gate NAME WHAT-IT-PROVES COMMAND...: one test, ok or not ok.
 gate() {
-	local name=$1 proves=$2
+	local name=$1 proves=$2 t0=$SECONDS rc=0
 	shift 2
-	if "$@"; then
+	"$@" || rc=$?
+	echo "== $name: $((SECONDS - t0)) s"
+	if [ "$rc" -eq 0 ]; then
 		echo "ok $name: $proves"
 		pass=$((pass + 1))
 	else
@@ -94,5 +106,6 @@ if [ -z "${CHECK_QUICK:-}" ]; then
 	echo "== sanitizers: every suite on an ASan+UBSan build, valgrind on unit tests"
 	gate sanitizers "0 findings" bash tests/asan.sh
 fi
+echo "== make check's tests: $SECONDS s"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -509,3 +509,33 @@ patch_block() {
 	assert_nothing_loaded
 	other_stop
 }
+
+@test "seal: TPM 1.2 options on this TPM 2.0: --srk-auth, --format tpm-tools and a bare PCR list are usage errors, nothing written" {
+	printf 'x' > in
+	run tb seal --srk-auth str:x -o b in
+	assert_failure 2
+	assert_output --partial "are for a TPM 1.2 (this one is a TPM 2.0)"
+	run tb seal --format tpm-tools -o b in
+	assert_failure 2
+	assert_output --partial "are for a TPM 1.2"
+	run tb seal -p 0,7 -o b in
+	assert_failure 2
+	assert_output --partial "name the PCR bank (e.g. sha256:0,7); a bare list is for a TPM 1.2"
+	[ ! -e b ]
+	# And a TPM 1.2's blob (tests/fixtures/tpm12: seal on swtpm 1.2) or
+	# tpm-tools' file is refused here in one sentence: its first command
+	# goes out as a 1.2 one, the 2.0 answers TPM_BADTAG, then the family
+	# probe says why.
+	fx=$BATS_TEST_DIRNAME/fixtures/tpm12
+	for b in tpmbox-sealed-pcr0-7.blob sealdata-nopcr.tss; do
+		run tb unseal -o out "$fx/$b"
+		assert_failure 1
+		assert_output "tpmbox unseal: $fx/$b was sealed on a TPM 1.2, and this TPM is a TPM 2.0"
+		[ ! -e out ]
+	done
+	tb seal -o b20 in
+	run tb unseal --srk-auth str:x -o out b20
+	assert_failure 2
+	assert_output --partial "--srk-auth is for a TPM 1.2's blob"
+	[ ! -e out ]
+}

@@ -29,6 +29,7 @@ struct tpm12_sess {
 	uint8_t nonce_even[20];
 	uint8_t nonce_odd[20];
 	uint8_t nonce_even_osap[20];
+	int odd_ready;		/* nonce_odd drawn ahead (tpm12_sess_odd) */
 };
 
 /* Start a session.  auth is the entity's 20-byte auth value. */
@@ -72,7 +73,11 @@ void tpm12_auth_hmac(const uint8_t key[20], const uint8_t digest[20],
 void tpm12_osap_secret(const uint8_t auth[20], const uint8_t even[20],
 		       const uint8_t odd[20], uint8_t out[20]);
 
-/* Write the command trailer for s (fresh nonceOdd, handle, nonceOdd,
+/* Draw the next command's nonceOdd now, for a command whose parameters
+ * depend on it (TPM_Sealx masks its data with it).  -1 if no random
+ * bytes could be had. */
+int tpm12_sess_odd(struct tpm12_sess *s);
+/* Write the command trailer for s (fresh nonceOdd unless drawn ahead, handle, nonceOdd,
  * cont, HMAC over digest).  -1 if no random bytes could be had. */
 int tpm12_sess_put(struct tpm12_sess *s, const uint8_t digest[20],
 		   struct tb *b);

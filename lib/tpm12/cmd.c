@@ -13,7 +13,8 @@ static const struct {
 	{0x0a, "TPM_OIAP"}, {0x0b, "TPM_OSAP"}, {0x0d, "TPM_TakeOwnership"},
 	{0x14, "TPM_Extend"}, {0x15, "TPM_PcrRead"}, {0x16, "TPM_Quote"},
 	{0x17, "TPM_Seal"}, {0x18, "TPM_Unseal"},
-	{0x1f, "TPM_CreateWrapKey"}, {0x3e, "TPM_Quote2"},
+	{0x1f, "TPM_CreateWrapKey"}, {0x3d, "TPM_Sealx"},
+	{0x3e, "TPM_Quote2"},
 	{0x40, "TPM_ResetLockValue"},
 	{0x41, "TPM_LoadKey2"}, {0x46, "TPM_GetRandom"},
 	{0x5b, "TPM_OwnerClear"}, {0x5d, "TPM_ForceClear"},
@@ -180,10 +181,13 @@ static int sensitive_rsp(uint32_t ord)
 	       ord == 0xd0;
 }
 
-/* Bytes of a command shown in traces: NV_WriteValue(Auth) keeps its
- * header, index, offset and size, the data (and the trailer) masked. */
+/* Bytes of a command shown in traces: TPM_Seal's data (a secret in
+ * clear) masked after the header; NV_WriteValue(Auth) keeps its header,
+ * index, offset and size, the data (and the trailer) masked. */
 static size_t cmd_shown(uint32_t ord, size_t n)
 {
+	if (ord == 0x17)
+		return n > 10 ? 10 : n;
 	return (ord == 0xcd || ord == 0xce) && n > 22 ? 22 : n;
 }
 

@@ -63,13 +63,22 @@ void tpm12_adip(const struct tpm12_sess *s, const uint8_t newauth[20],
 	explicit_bzero(pad, sizeof(pad));
 }
 
+int tpm12_sess_odd(struct tpm12_sess *s)
+{
+	if (rng_bytes(s->nonce_odd, 20))
+		return -1;
+	s->odd_ready = 1;
+	return 0;
+}
+
 int tpm12_sess_put(struct tpm12_sess *s, const uint8_t digest[20],
 		   struct tb *b)
 {
 	uint8_t mac[20];
 
-	if (rng_bytes(s->nonce_odd, 20))
+	if (!s->odd_ready && rng_bytes(s->nonce_odd, 20))
 		return -1;
+	s->odd_ready = 0;
 	tpm12_auth_hmac(s->key, digest, s->nonce_even, s->nonce_odd, s->cont,
 			mac);
 	tb_put_u32(b, s->handle);

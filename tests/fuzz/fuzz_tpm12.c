@@ -10,9 +10,11 @@
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
 #include "tpm12/da.h"
+#include "tpm12/key.h"
 #include "tpm12/nv.h"
 #include "tpm12/owner.h"
 #include "tpm12/pcr.h"
+#include "tpm12/quote.h"
 #include "tpm12/random.h"
 #include "tpm12/session.h"
 #include "xport_stub.h"
@@ -32,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	op = data[0];
 	arg = data[1];
 	memset(&e, 0, sizeof(e));
-	if (op % 18 == 8) {
+	if (op % 21 == 8) {
 		/* The parser alone, on the raw bytes. */
 		const uint8_t *body;
 		size_t blen;
@@ -48,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 18) {
+	switch (op % 21) {
 	case 0:
 		/* Family from the first answer, then TPM_GetRandom loops. */
 		tpm_getrandom(t, buf, (size_t)arg * 300 + 1);
@@ -167,6 +169,55 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 	case 15: {
+		/* akcreate: OIAP, OSAP, TPM_MakeIdentity (two HMACs, the
+		 * TPM_KEY and the binding), both sessions' ends */
+		struct tpm12_aik *a = malloc(sizeof(*a));
+
+		if (a)
+			tpm12_make_identity(t, zero, zero, a);
+		free(a);
+		break;
+	}
+	case 16: {
+		/* TPM_LoadKey2 over OIAP (the returned handle outside the
+		 * HMAC), then TPM_FlushSpecific */
+		struct tpm12_key *k = calloc(1, sizeof(*k));
+		uint32_t h;
+
+		if (k) {
+			k->ver[0] = k->ver[1] = 1;
+			k->usage = TPM12_KEY_IDENTITY;
+			tpm12_key_parms_rsa(&k->parms, 2048, TPM12_ES_NONE,
+					    TPM12_SS_RSASSAPKCS1v15_SHA1);
+			if (tpm12_loadkey2(t, 0x40000000u, zero, k, &h) == 0)
+				tpm12_flush_key(t, h);
+		}
+		free(k);
+		break;
+	}
+	case 17: {
+		/* quote: TPM_Quote (its composite) or TPM_Quote2 (its
+		 * TPM_PCR_INFO_SHORT, then TPM_PcrRead per PCR), with or
+		 * without OIAP, then the signature check */
+		struct tpm12_key *k = calloc(1, sizeof(*k));
+		struct quote12 *q = malloc(sizeof(*q));
+
+		if (k && q) {
+			k->usage = TPM12_KEY_IDENTITY;
+			k->auth_usage = arg & 2 ? TPM12_AUTH_ALWAYS :
+					TPM12_AUTH_NEVER;
+			tpm12_key_parms_rsa(&k->parms, 2048, TPM12_ES_NONE,
+					    TPM12_SS_RSASSAPKCS1v15_SHA1);
+			k->publen = 256;
+			memset(k->pub, 0xc5, 256);
+			tpm12_quote(t, 0x01000000u, k, zero,
+				    arg & 4 ? 0x81u : 0x400u | arg, arg & 1, q);
+		}
+		free(k);
+		free(q);
+		break;
+	}
+	case 18: {
 		/* nvdefine / nvrelease: the index's public part (nvdefine
 		 * asks whether it exists), OSAP on the owner, then
 		 * TPM_NV_DefineSpace with its HMAC checked */
@@ -181,7 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	}
-	case 16: {
+	case 19: {
 		/* nvwrite: TPM_CAP_PROP_INPUT_BUFFER, OSAP (owner, index or
 		 * none), chunks of WriteValue(Auth) */
 		struct tpm12_nv_access x = { .index = 0x00011101u,
@@ -193,7 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				       0);
 		break;
 	}
-	case 17: {
+	case 20: {
 		/* nvread: the same with ReadValue(Auth), each answer's size
 		 * checked against the size asked for */
 		struct tpm12_nv_access x = { .index = 0x00011101u,

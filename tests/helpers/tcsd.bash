@@ -244,3 +244,26 @@ tpm12_oracle_stop() {
 	tcsd_stop
 	swtpm12_stop
 }
+
+# swtpm12_dir_up DIR: a 1.2 swtpm on DIR/sock (unix) over the state in DIR
+# (made by swtpm_setup, kept across restarts: ownership, NV and keys
+# stay, PCRs and sessions go); swtpm12_dir_down DIR stops it.  For
+# proxies and interposers in front of a 1.2 (tcsd cannot be used then).
+swtpm12_dir_up() {
+	local d=$1
+	rm -f "$d/sock" "$d/sock.ctrl"
+	swtpm socket --server type=unixio,path="$d/sock" \
+		--ctrl type=unixio,path="$d/sock.ctrl" --tpmstate dir="$d" \
+		--flags not-need-init,startup-clear --pid file="$d/pid" \
+		>>"$d/swtpm.out" 2>&1 3>&- &
+	for _ in $(seq 1 100); do [ -S "$d/sock" ] && return 0; sleep 0.05; done
+	echo "swtpm12_dir_up: no socket: $(cat "$d/swtpm.out")" >&2
+	return 1
+}
+swtpm12_dir_down() {
+	local pid
+	pid=$(cat "$1/pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null
+	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+	kill -9 "$pid" 2>/dev/null || true
+}

@@ -5,13 +5,15 @@
  *   outParamDigest = sha1(u32 0 || u32 0x15 || 11*20)
  *   rsp auth = hmac_sha1(00..13, outdigest || 77*20 || 55*20 || 00)
  *   OSAP secret = hmac_sha1(sha1("password"), 33*20 || 44*20)
- *   ADIP = sha1("new") XOR sha1(secret || aa*20) */
+ *   ADIP = sha1("new") XOR sha1(secret || aa*20)
+ *   Sealx mask = 00..2c XOR MGF1-SHA1(11*20 || 22*20 || "XOR" || 33*20) */
 #include <stdint.h>
 #include <string.h>
 
 #include "err.h"
 #include "hex.h"
 #include "tpm12/cmd.h"
+#include "tpm12/seal.h"
 #include "tpm12/session.h"
 #include "crypto/hash.h"
 #include "tpm2/constants.h"
@@ -188,9 +190,31 @@ static void rcs(void)
 	CHECK(strcmp(tpm12_ord_name(0x15), "TPM_PcrRead") == 0);
 }
 
+/* TPM_Sealx's and TPM_Unseal's XOR masking: 45 bytes, three MGF1
+ * blocks, the last one partly; applied twice it is undone. */
+static void sealx_mask(void)
+{
+	uint8_t ev[20], od[20], sec[20], p[45], want[45];
+	int i;
+
+	memset(ev, 0x11, 20);
+	memset(od, 0x22, 20);
+	memset(sec, 0x33, 20);
+	for (i = 0; i < 45; i++)
+		p[i] = (uint8_t)i;
+	unhex("11a4d48bdbbd035e7c26cf3805362a3d3a2e26dfdb7be883928037f967"
+	      "4760f14d0fec03d1e06d55c9c7a716aa", want);
+	tpm12_xor_mask(sec, ev, od, p, sizeof(p));
+	CHECK(memcmp(p, want, sizeof(p)) == 0);
+	tpm12_xor_mask(sec, ev, od, p, sizeof(p));
+	for (i = 0; i < 45; i++)
+		CHECK(p[i] == i);
+}
+
 int main(void)
 {
 	math();
+	sealx_mask();
 	trailers();
 	parser();
 	rcs();
