@@ -11,7 +11,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -Iinclude \
 	-I$(BUILD) -DTPMBOX_VERSION='"$(VERSION)"' $(CFLAGS)
 STATIC ?= -static
-LDLIBS := -lmbedcrypto
+LDLIBS := -lmbedx509 -lmbedcrypto
 
 # OMIT_APPLETS: applets a build leaves out (the small build's TINY_OMIT).
 APPLET_SRC := $(filter-out $(OMIT_APPLETS:%=applets/%.c),\
