@@ -12,7 +12,7 @@ _tpmbox_opts() {
 	clearall) echo "--lockout-auth --platform --yes --dry-run --ppi --owner-auth --physical-presence --reenable --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	dalock) echo "--reset --set --lockout-auth --json --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	ekcert) echo "--rsa --ecc --all -o -f --ca --json --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	ekpub) echo "--rsa --ecc -o --pub --name -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	ekpub) echo "--rsa --ecc --template -o --pub --name -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	eventlog) echo "--json --pcrs --check -T --tcti --timeout --trace -h --help" ;;
 	evict) echo "--yes --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	extend) echo "-s -f -d -b -v --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;

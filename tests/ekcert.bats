@@ -133,8 +133,12 @@ nv_put() {
 	assert_line "  CA: verified up to CN=swtpm-localca-rootca"
 }
 
-@test "ekcert: the EKs not persisted are made from their templates (L-1, H-3) and still match" {
-	tpm2_readpublic -c 0x81010016 -o "$D/h3.pub" >/dev/null
+@test "ekcert: the EKs not persisted are made from their templates (L-1, H-3) and still match; ekpub --template H-3 is swtpm_setup's key" {
+	tpm2_readpublic -c 0x81010016 -f pem -o "$D/h3.pem" >/dev/null
+	run tb ekpub --template H-3 --name -o "$D/ekpub-h3.pem"
+	assert_success
+	assert_output --partial "(persisted at 0x81010016)"
+	cmp "$D/ekpub-h3.pem" "$D/h3.pem"
 	tpm2_evictcontrol -C o -c 0x81010001 >/dev/null
 	tpm2_evictcontrol -C o -c 0x81010016 >/dev/null
 	run tb ekcert --all
@@ -142,8 +146,12 @@ nv_put() {
 	assert_line "  key: the EK's (made from the TCG template)"
 	[ "$(grep -c "made from the TCG template" <<<"$output")" = 2 ]
 	# tpmbox's H-3 template makes the key swtpm_setup persisted
-	run tb ekcert --ecc
+	run tb ekpub --template H-3 --name -o "$D/made-h3.pem"
 	assert_success
+	assert_output --partial "(made from the TCG template)"
+	cmp "$D/made-h3.pem" "$D/h3.pem"
+	run tb ekpub --template H-4
+	assert_failure 2
 }
 
 @test "ekcert: a TPM 1.2 style header (10 01 00 SIZE 10 02) and trailing padding are taken off" {
