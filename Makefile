@@ -11,7 +11,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -Iinclude \
 	-I$(BUILD) -DTPMBOX_VERSION='"$(VERSION)"' $(CFLAGS)
 STATIC ?= -static
-LDLIBS := -lmbedcrypto
+LDLIBS := -lmbedx509 -lmbedcrypto
 
 # OMIT_APPLETS: applets a build leaves out (the small build's TINY_OMIT).
 APPLET_SRC := $(filter-out $(OMIT_APPLETS:%=applets/%.c),\
@@ -78,8 +78,11 @@ TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
 # and pcrpredict, host-side work that runs where the signing key or the
 # new boot files are, not in an initramfs; and ppi (about 10 KiB, past
 # the guard), whose requests the firmware runs at the next boot, so a
-# full system can send them.
-TINY_OMIT ?= policysign pcrpredict ppi
+# full system can send them; and ekcert, whose X.509 path validation is
+# mbedTLS's X.509 layer, which tiny/mbedtls-config.h leaves out (the
+# small build links libmbedcrypto only): a verifier checks the EK
+# certificate, not the initramfs.
+TINY_OMIT ?= policysign pcrpredict ppi ekcert
 # The small build keeps the applets' --help texts packed (about 42 KiB of
 # text in 12 KiB, tiny/packhelp.c): taken from the default build's
 # output, so `tpmbox-tiny A --help` prints the very same bytes.
@@ -100,7 +103,8 @@ tiny:
 	@sh tiny/mbedtls.sh $(TINY_BUILD)/mbedtls $(TINY_CC) $(TINY_CFLAGS)
 	@[ ! $(TINY_BIN) -ot $(TINY_BUILD)/mbedtls/libmbedcrypto.a ] || rm -f $(TINY_BIN)
 	@$(MAKE) --no-print-directory BUILD=$(TINY_BUILD)/obj BIN=$(TINY_BIN) \
-		CC=$(TINY_CC) LDFLAGS="$(TINY_LDFLAGS)" OMIT_APPLETS="$(TINY_OMIT)" \
+		CC=$(TINY_CC) LDFLAGS="$(TINY_LDFLAGS)" LDLIBS=-lmbedcrypto \
+		OMIT_APPLETS="$(TINY_OMIT)" \
 		EXTRA_SRC=$(TINY_HELP) \
 		CFLAGS="$(TINY_CFLAGS) -I$(TINY_BUILD)/mbedtls/src/include -Itiny \
 		-DTPMBOX_PACKED_HELP -DMBEDTLS_CONFIG_FILE='\"mbedtls-config.h\"'" $(TINY_BIN)

@@ -19,6 +19,11 @@ int pk_der_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
 		size_t ylen, uint8_t **der, size_t *derlen);
 int pk_der_rsa(const uint8_t *n, size_t nlen, uint32_t e, uint8_t **der,
 	       size_t *derlen);
+/* The same for NIST P-384 (x, y at most 48 bytes each). */
+int pk_pem_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, char **pem, size_t *pemlen);
+int pk_der_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, uint8_t **der, size_t *derlen);
 
 /* The key fingerprint systemd writes as "pkfp" in its signed-policy JSON
  * (polsig.h): SHA-256 of the DER that OpenSSL's i2d_PublicKey writes, the

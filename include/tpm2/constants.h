@@ -85,6 +85,7 @@
 #define TPM2_ALG_SYMCIPHER	0x0025
 #define TPM2_ALG_CFB		0x0043
 #define TPM2_ECC_NIST_P256	0x0003
+#define TPM2_ECC_NIST_P384	0x0004
 
 /* Handles */
 #define TPM2_RH_OWNER		0x40000001u

@@ -1,5 +1,6 @@
 /* The endorsement key (TCG EK Credential Profile for TPM 2.0, the low
- * range templates L-1 RSA-2048 and L-2 NIST P-256): its template, finding
+ * range templates L-1 RSA-2048 and L-2 NIST P-256, and the high range
+ * H-3 NIST P-384): its template, finding
  * it (persisted at 0x81010001 / 0x81010002, else made under the
  * endorsement hierarchy), and authorizing its use: its authPolicy is
  * PolicySecret(TPM_RH_ENDORSEMENT), so each use takes a policy session
@@ -52,6 +53,18 @@ enum { EK_PERSISTED = 1, EK_TEMPLATE, EK_NV_TEMPLATE };
  * or the L-1/L-2 template (made and flushed).  *how gets EK_*. */
 int tpm2_ek_public(struct tpm *t, int rsa, struct tpm2_public *pub,
 		   int *how);
+
+/* The high range template H-3 (EK Credential Profile 2.x): ECC NIST
+ * P-384, SHA-384, AES-256-CFB, PolicyB (SHA-384), userWithAuth, empty
+ * unique; finished. */
+void tpm2_ek_template_h3(struct tpm2_public *p);
+/* Where swtpm_setup --create-ek-cert persists the H-3 EK (0x81010016,
+ * beside its certificate's index 0x01c00016). */
+#define TPM2_EK_H3_HANDLE	0x81010016u
+/* The H-3 EK's public area: the one persisted at 0x81010016 when it is
+ * of the template, else made under the endorsement hierarchy (empty
+ * value) and flushed.  *how gets EK_PERSISTED or EK_TEMPLATE. */
+int tpm2_ek_public_h3(struct tpm *t, struct tpm2_public *pub, int *how);
 
 /* A policy session that satisfies the EK's policy for one command:
  * started (*s, flush it) when NULL, else reused; TPM2_PolicySecret

@@ -61,24 +61,30 @@ int rng_bytes(void *out, size_t n)
 
 /* The key checks mbedTLS makes before anything is written: the point is
  * on P-256; the modulus and exponent make an RSA public key. */
-static int check_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
-		      size_t ylen)
+static int check_ec(mbedtls_ecp_group_id id, size_t cs, const uint8_t *x,
+		    size_t xlen, const uint8_t *y, size_t ylen)
 {
 	mbedtls_ecp_group g;
 	mbedtls_ecp_point q;
 	int r;
 
-	if (xlen > 32 || ylen > 32)
+	if (xlen > cs || ylen > cs)
 		return -1;
 	mbedtls_ecp_group_init(&g);
 	mbedtls_ecp_point_init(&q);
-	r = mbedtls_ecp_group_load(&g, MBEDTLS_ECP_DP_SECP256R1) ||
+	r = mbedtls_ecp_group_load(&g, id) ||
 	    mbedtls_mpi_read_binary(&q.X, x, xlen) ||
 	    mbedtls_mpi_read_binary(&q.Y, y, ylen) ||
 	    mbedtls_mpi_lset(&q.Z, 1) || mbedtls_ecp_check_pubkey(&g, &q);
 	mbedtls_ecp_group_free(&g);
 	mbedtls_ecp_point_free(&q);
 	return r ? -1 : 0;
+}
+
+static int check_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
+		      size_t ylen)
+{
+	return check_ec(MBEDTLS_ECP_DP_SECP256R1, 32, x, xlen, y, ylen);
 }
 
 static int check_rsa(const uint8_t *n, size_t nlen, const uint8_t eb[4])
@@ -100,6 +106,8 @@ static const uint8_t alg_rsa[] = { 0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48,
 static const uint8_t alg_p256[] = { 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48,
 	0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d,
 	0x03, 0x01, 0x07 };
+static const uint8_t alg_p384[] = { 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48,
+	0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22 };
 
 /* SEQUENCE { alg, BIT STRING { 00 key } } into a malloc'd buffer; the key
  * bytes are written by put (count n). */
@@ -127,18 +135,18 @@ static int spki(const uint8_t *alg, size_t alen, size_t n,
 	return 0;
 }
 
-struct ec_pt { const uint8_t *x, *y; size_t xlen, ylen; };
+struct ec_pt { const uint8_t *x, *y; size_t xlen, ylen, cs; };
 
-/* 04 || X || Y, each coordinate left-padded to 32 bytes */
-static void put_p256(struct tb *b, const void *arg)
+/* 04 || X || Y, each coordinate left-padded to the curve's size */
+static void put_ec(struct tb *b, const void *arg)
 {
 	const struct ec_pt *p = arg;
-	static const uint8_t zeros[32];
+	static const uint8_t zeros[48];
 
 	tb_put_u8(b, 0x04);
-	tb_put_bytes(b, zeros, 32 - p->xlen);
+	tb_put_bytes(b, zeros, p->cs - p->xlen);
 	tb_put_bytes(b, p->x, p->xlen);
-	tb_put_bytes(b, zeros, 32 - p->ylen);
+	tb_put_bytes(b, zeros, p->cs - p->ylen);
 	tb_put_bytes(b, p->y, p->ylen);
 }
 
@@ -176,12 +184,37 @@ static void put_rsa(struct tb *b, const void *arg)
 int pk_der_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
 		size_t ylen, uint8_t **der, size_t *derlen)
 {
-	struct ec_pt p = { x, y, xlen, ylen };
+	struct ec_pt p = { x, y, xlen, ylen, 32 };
 
 	if (check_p256(x, xlen, y, ylen))
 		return -1;
-	return spki(alg_p256, sizeof(alg_p256), 65, put_p256, &p, der,
+	return spki(alg_p256, sizeof(alg_p256), 65, put_ec, &p, der,
 		    derlen);
+}
+
+int pk_der_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, uint8_t **der, size_t *derlen)
+{
+	struct ec_pt p = { x, y, xlen, ylen, 48 };
+
+	if (check_ec(MBEDTLS_ECP_DP_SECP384R1, 48, x, xlen, y, ylen))
+		return -1;
+	return spki(alg_p384, sizeof(alg_p384), 97, put_ec, &p, der,
+		    derlen);
+}
+
+static int to_pem(uint8_t *der, size_t n, char **pem, size_t *pemlen);
+
+int pk_pem_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, char **pem, size_t *pemlen)
+{
+	uint8_t *der;
+	size_t n;
+
+	*pem = NULL;
+	if (pk_der_p384(x, xlen, y, ylen, &der, &n))
+		return -1;
+	return to_pem(der, n, pem, pemlen);
 }
 
 int pk_der_rsa(const uint8_t *n, size_t nlen, uint32_t e, uint8_t **der,
@@ -250,11 +283,11 @@ int pk_fingerprint(int rsa, const uint8_t *a, size_t alen, const uint8_t *b,
 		rsa_pub_set(&r, a, alen, e);
 		put_rsa(&t, &r);
 	} else {
-		struct ec_pt p = { a, b, alen, blen };
+		struct ec_pt p = { a, b, alen, blen, 32 };
 
 		if (alen > 32 || blen > 32)
 			return -1;
-		put_p256(&t, &p);
+		put_ec(&t, &p);
 	}
 	if (tb_err(&t))
 		return -1;

@@ -214,3 +214,62 @@ int tpm2_ek_public(struct tpm *t, int rsa, struct tpm2_public *pub,
 			       "made is not the EK its template asks for");
 	return 0;
 }
+
+/* PolicyB with SHA-384 (EK Credential Profile 2.x, the high range): the
+ * digest swtpm_setup's persisted H-3 EK carries (measured). */
+static const uint8_t ek_policy_b384[48] = {
+	0xb2, 0x6e, 0x7d, 0x28, 0xd1, 0x1a, 0x50, 0xbc, 0x53, 0xd8, 0x82,
+	0xbc, 0xf5, 0xfd, 0x3a, 0x1a, 0x07, 0x41, 0x48, 0xbb, 0x35, 0xd3,
+	0xb4, 0xe4, 0xcb, 0x1c, 0x0a, 0xd9, 0xbd, 0xe4, 0x19, 0xca, 0xcb,
+	0x47, 0xba, 0x09, 0x69, 0x96, 0x46, 0x15, 0x0f, 0x9f, 0xc0, 0x00,
+	0xf3, 0xf8, 0x0e, 0x12
+};
+
+void tpm2_ek_template_h3(struct tpm2_public *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = TPM2_ALG_ECC;
+	p->name_alg = TPM2_ALG_SHA384;
+	p->attrs = TPM2_EK_ATTRS | TPMA_OBJECT_USERWITHAUTH;
+	memcpy(p->policy, ek_policy_b384, sizeof(ek_policy_b384));
+	p->policylen = sizeof(ek_policy_b384);
+	p->sym_alg = TPM2_ALG_AES;
+	p->sym_bits = 256;
+	p->sym_mode = TPM2_ALG_CFB;
+	p->scheme = TPM2_ALG_NULL;
+	p->kdf = TPM2_ALG_NULL;
+	p->curve = TPM2_ECC_NIST_P384;
+	/* unique empty: the high range templates leave it so */
+	tpm2_public_finish(p);
+}
+
+int tpm2_ek_public_h3(struct tpm *t, struct tpm2_public *pub, int *how)
+{
+	struct tpm2_public tmpl;
+	struct tpm2_auth a;
+	uint32_t h = 0;
+	int rc;
+
+	tpm2_ek_template_h3(&tmpl);
+	rc = tpm2_readpublic(t, TPM2_EK_H3_HANDLE, pub);
+	if (rc == 0 && tpm2_public_same_template(pub, &tmpl)) {
+		*how = EK_PERSISTED;
+		return 0;
+	}
+	if (rc && rc != EX_NOENT)
+		return rc;
+	err_clear(t->e);
+	*how = EK_TEMPLATE;
+	tpm2_auth_pw(&a, NULL, 0);
+	rc = tpm2_create_primary(t, TPM2_RH_ENDORSEMENT, &a, &tmpl, NULL, 0,
+				 &h, pub);
+	if (h)
+		tpm2_flush(t, h);
+	if (rc)
+		return err_prefix(t->e, "making the EK (template H-3)");
+	if (!tpm2_public_same_template(pub, &tmpl))
+		return err_set(t->e, EX_FAIL, "TPM2_CreatePrimary: the key "
+			       "made is not the EK its template (H-3) asks "
+			       "for");
+	return 0;
+}

@@ -270,8 +270,10 @@ int tpm2_public_same_template(const struct tpm2_public *p,
 	if (p->type == TPM2_ALG_RSA)
 		return p->rsa_nlen == (size_t)t->rsa_bits / 8;
 	if (p->type == TPM2_ALG_ECC)
-		return p->curve == TPM2_ECC_NIST_P256 && p->ecc_xlen == 32 &&
-		       p->ecc_ylen == 32;
+		return (p->curve == TPM2_ECC_NIST_P256 && p->ecc_xlen == 32 &&
+			p->ecc_ylen == 32) ||
+		       (p->curve == TPM2_ECC_NIST_P384 && p->ecc_xlen == 48 &&
+			p->ecc_ylen == 48);
 	return 1;
 }
 

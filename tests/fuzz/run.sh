@@ -74,7 +74,7 @@ for t in "${targets[@]}"; do
 	bin=$B/$t
 	[ $mode = coverage ] && bin=$B/$t.cov
 	$CC $CFLAGS $LINK -o "$bin" "tests/fuzz/$t.c" "${objs[@]}" \
-		-lmbedcrypto || exit 3
+		-lmbedx509 -lmbedcrypto || exit 3
 	mapfile -t dirs < <(corpora "$t")
 	if [ $mode = fuzz ]; then
 		echo "== $t: ${FUZZ_SECONDS}s"

@@ -100,6 +100,49 @@ swtpm12_start() {
 	swtpm_wait "swtpm 1.2"
 }
 
+# swtpm_ekcert_start: a TPM 2.0 swtpm manufactured as a vendor would
+# (swtpm_setup --tpm2 --create-ek-cert, about 1.5 s): an RSA-2048 EK at
+# 0x81010001 with its certificate at 0x01c00002 and a P-384 (H-3) EK at
+# 0x81010016 with its certificate at 0x01c00016, signed by a swtpm-localca
+# of the suite's own ($SWTPM_DIR/ca: the root swtpm-localca-rootca-cert.pem
+# and the intermediate issuercert.pem; nothing in /etc or /var/lib).
+# swtpm_stop stops it.
+swtpm_ekcert_start() {
+	SWTPM_DIR=$(mktemp -d "${BATS_FILE_TMPDIR:-/tmp}/swtpm.XXXXXX")
+	export SWTPM_DIR
+	mkdir -p "$SWTPM_DIR/ca"
+	cat >"$SWTPM_DIR/localca.conf" <<-EOF
+	statedir = $SWTPM_DIR/ca
+	signingkey = $SWTPM_DIR/ca/signkey.pem
+	issuercert = $SWTPM_DIR/ca/issuercert.pem
+	certserial = $SWTPM_DIR/ca/certserial
+	EOF
+	printf '%s\n' '--platform-manufacturer tpmbox' \
+		'--platform-version 1.0' '--platform-model test' \
+		>"$SWTPM_DIR/localca.options"
+	cat >"$SWTPM_DIR/setup.conf" <<-EOF
+	create_certs_tool = $(command -v swtpm_localca)
+	create_certs_tool_config = $SWTPM_DIR/localca.conf
+	create_certs_tool_options = $SWTPM_DIR/localca.options
+	EOF
+	if ! swtpm_setup --tpm2 --tpmstate "$SWTPM_DIR" --create-ek-cert \
+		--config "$SWTPM_DIR/setup.conf" --overwrite \
+		>"$SWTPM_DIR/setup.out" 2>&1; then
+		echo "swtpm_setup failed: $(cat "$SWTPM_DIR/setup.out")" >&2
+		return 1
+	fi
+	swtpm socket --tpm2 \
+		--server type=unixio,path="$SWTPM_DIR/sock" \
+		--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
+		--tpmstate dir="$SWTPM_DIR" \
+		--flags not-need-init,startup-clear \
+		--pid file="$SWTPM_DIR/pid" \
+		>"$SWTPM_DIR/swtpm.out" 2>&1 &
+	export TPMBOX_TCTI="swtpm:path=$SWTPM_DIR/sock"
+	export TPM2TOOLS_TCTI=$TPMBOX_TCTI
+	swtpm_wait "swtpm (EK certificates)"
+}
+
 swtpm_pid() { cat "$SWTPM_DIR/pid" 2>/dev/null; }
 
 swtpm_stop() {
