@@ -141,6 +141,25 @@ prep_state() {
 			>/dev/null 2>&1
 		tpm2_flushcontext -t >/dev/null 2>&1
 	fi
+	# ekcert's certificate: the RSA EK's key, signed by a throw-away CA,
+	# at 0x01c00002 (owner-defined, gone after clearall: made again)
+	if has_applet ekcert && ! tb ekcert --rsa >/dev/null 2>&1 &&
+	   tpm2_createek -c "$FD/ekr.ctx" -G rsa >/dev/null 2>&1; then
+		tpm2_readpublic -c "$FD/ekr.ctx" -f pem -o "$FD/ekr.pem" \
+			>/dev/null 2>&1
+		tpm2_flushcontext -t >/dev/null 2>&1
+		openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=fault-ca \
+			-keyout "$FD/ca.key" -out "$FD/ca.crt" -days 30 \
+			>/dev/null 2>&1 &&
+		openssl x509 -new -subj /CN=fault-ek -CA "$FD/ca.crt" \
+			-CAkey "$FD/ca.key" -force_pubkey "$FD/ekr.pem" -days 30 \
+			-outform DER -out "$FD/ekcert.der" >/dev/null 2>&1 &&
+		tpm2_nvdefine -C o -s "$(stat -c %s "$FD/ekcert.der")" \
+			-a "ownerwrite|ownerread|authread|authwrite|no_da" \
+			0x01c00002 >/dev/null 2>&1 &&
+		tpm2_nvwrite -C o -i "$FD/ekcert.der" 0x01c00002 \
+			>/dev/null 2>&1 || true
+	fi
 	# activatecredential's credential: for this TPM's EK and the AK
 	if has_applet makecredential && [ -s "$FD/ak.blob" ] &&
 	   ! tb activatecredential -k "$FD/ak.blob" -i "$FD/cred" \
@@ -235,6 +254,9 @@ recipe() {
 		PRE='tb persist --ek --ecc'
 		OUT=$FD/evicted OUTFILE=0
 		CHECK='! tpm2_getcap handles-persistent | grep -q 0x81010002' ;;
+	ekcert) OUT=$FD/out; ARGS=(ekcert --rsa --ca "$FD/ca.crt" -o "$OUT")
+		# an exit-0 run wrote the certificate, checked to the CA
+		CHECK='cmp -s "$OUT" "$FD/ekcert.der"' ;;
 	ekpub) OUT=$FD/out; ARGS=(ekpub --ecc -o "$OUT")
 		# an exit-0 run wrote this TPM's EK
 		CHECK='cmp -s "$OUT" "$FD/ek.pem"' ;;

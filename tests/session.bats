@@ -13,7 +13,7 @@ setup_file() {
 	local root="$BATS_TEST_DIRNAME/.."
 	cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/include" -o "$SC" \
 		"$root/tests/helpers/sesscheck.c" "$root"/lib/*.c \
-		"$root"/lib/*/*.c -lmbedcrypto
+		"$root"/lib/*/*.c -lmbedx509 -lmbedcrypto
 	swtpm_start
 }
 teardown_file() { swtpm_stop; }
