@@ -629,6 +629,11 @@ extended() {
 	[ -n "${TPMBOX_SANITIZED:-}" ] && linked=no
 	assert_line --regexp "^tpmbox binary: $(stat -c %s "$TPMBOX") bytes \([0-9]+ stripped\), statically linked: $linked$"
 	assert_line --regexp '^worst ratio tpmbox/tpm2-tools: [0-9.]+ '
+	# the TPM 1.2 rows, against tpm-tools through tcsd (root and tcsd
+	# are there in make check)
+	assert_line --regexp '^seal\+unseal \(PCRs 0,7\) +2 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3} +[0-9]+ +[0-9]+$'
+	assert_line --regexp '^getrandom 32 / tpm_version +1 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3}$'
+	assert_line --regexp '^tpm-tools also needs tcsd running: stop \+ start [0-9]+\.[0-9]{2} ms'
 	# make check and make bench give it the small musl build too
 	if [ -n "${TPMBOX_TINY:-}" ]; then
 		[ "$(grep -c '^  musl build (tiny) ' <<< "$output")" -eq 6 ]
