@@ -15,7 +15,12 @@ setup_file() {
 teardown_file() { tpm12_oracle_stop; }
 
 setup() { cd "$BATS_TEST_TMPDIR"; }
-teardown() { tcsd_stop; }
+teardown() {
+	tcsd_stop
+	# the interposer test's own swtpm and interposer, when a check failed
+	[ -z "${LIAR:-}" ] || kill "$LIAR" 2>/dev/null || true
+	[ -z "${F:-}" ] || swtpm12_dir_down "$F"
+}
 
 # SHA-1(old || digest) in hex.
 ext() { python3 -c 'import hashlib,sys; print(hashlib.sha1(bytes.fromhex(sys.argv[1]) + bytes.fromhex(sys.argv[2])).hexdigest())' "$1" "$2"; }
