@@ -206,7 +206,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "expected one NV index");
 	if (auth_s && owner_s)
 		return ctx_usage(c, "give --auth or --owner-auth, not both");
-	if (lock && (size_s || offset || ashex || strcmp(out, "-")))
+	if (lock && (size_s || offset || ashex || (out && strcmp(out, "-"))))
 		return ctx_usage(c, "--lock reads no data: it takes no -s, "
 				 "--offset, -o or --hex");
 	/* The family decides the job (TPM 1.2 indices and authorization

@@ -197,7 +197,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "expected one NV index");
 	if (auth_s && owner_s)
 		return ctx_usage(c, "give --auth or --owner-auth, not both");
-	if (lock && (offset || strcmp(in, "-")))
+	if (lock && (offset || (in && strcmp(in, "-"))))
 		return ctx_usage(c, "--lock writes no data: it takes no -i or "
 				 "--offset");
 	/* The family decides the job (TPM 1.2 indices and authorization

@@ -283,7 +283,6 @@ static int run(struct ctx *c, int argc, char **argv)
 			rc = quote12(c, t, &q12);
 		goto done;
 	}
-	rc = 0;
 	if (quote1 || srk_s) {
 		rc = ctx_usage(c, "%s is for a TPM 1.2", quote1 ? "--quote1" :
 			       "--srk-auth");

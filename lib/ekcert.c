@@ -112,7 +112,7 @@ int ekcert_read_index(struct tpm *t, uint32_t index, uint8_t **data,
 	if (nv_type(p.attrs) != TPM2_NT_ORDINARY || p.size == 0)
 		return err_set(t->e, EX_FAIL, "NV index 0x%08x is not an "
 			       "ordinary index holding data", index);
-	if (!(buf = malloc(p.size)))
+	if (!(buf = calloc(1, p.size ? p.size : 1)))
 		return err_set(t->e, EX_FAIL, "out of memory");
 	memset(&x, 0, sizeof(x));
 	x.p = &p;

@@ -337,9 +337,9 @@ static void tpmtools_template(struct tpm12_key *k)
 			    TPM12_SS_NONE);
 }
 
-/* Marshal into a malloc'd buffer: the key (is_key) or the stored data. */
-static uint8_t *marshal(const struct tpm12_key *k,
-			const struct tpm12_stored *sd, size_t *n)
+/* A TPM_KEY or a TPM_STORED_DATA(12) marshalled into a malloc'd buffer
+ * (*n bytes); NULL when out of memory or too large. */
+static uint8_t *marshal_key(const struct tpm12_key *k, size_t *n)
 {
 	uint8_t *p = malloc(TSSFILE_KEY_MAX);
 	struct tb b;
@@ -347,10 +347,24 @@ static uint8_t *marshal(const struct tpm12_key *k,
 	if (!p)
 		return NULL;
 	tb_init(&b, p, TSSFILE_KEY_MAX);
-	if (k)
-		tpm12_put_key(&b, k);
-	else
-		tpm12_put_stored(&b, sd);
+	tpm12_put_key(&b, k);
+	if (tb_err(&b)) {
+		free(p);
+		return NULL;
+	}
+	*n = b.len;
+	return p;
+}
+
+static uint8_t *marshal_stored(const struct tpm12_stored *sd, size_t *n)
+{
+	uint8_t *p = malloc(TSSFILE_ENCKEY_MAX);
+	struct tb b;
+
+	if (!p)
+		return NULL;
+	tb_init(&b, p, TSSFILE_ENCKEY_MAX);
+	tpm12_put_stored(&b, sd);
 	if (tb_err(&b)) {
 		free(p);
 		return NULL;
@@ -396,8 +410,8 @@ static int seal_tpmtools(struct tpm *t, const uint8_t srk[20],
 		rc = e->code;
 	if (rc)
 		goto out;
-	if (!(f.key = marshal(key, NULL, &f.keylen)) ||
-	    !(f.enckey = marshal(NULL, sd, &f.enckeylen))) {
+	if (!(f.key = marshal_key(key, &f.keylen)) ||
+	    !(f.enckey = marshal_stored(sd, &f.enckeylen))) {
 		rc = err_set(e, EX_FAIL, "out of memory");
 		goto out;
 	}
