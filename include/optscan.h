@@ -64,4 +64,11 @@ int optscan_id(const struct optscan_item *it);
 int optset_check(const struct optset *s, const struct optset *reserved,
 		 struct tberr *e);
 
+/* The next word of an option's '|'-separated list (nvdefine's attribute
+ * and permission words): the word at *p, blanks around it trimmed, into
+ * tok[0..cap); *p moves past its '|', NULL after the last word.  0, or
+ * exit 2 "empty WHAT in 'LIST'" / "unknown WHAT '...'" (too long). */
+int optword_next(const char **p, const char *list, const char *what,
+		 char *tok, size_t cap, struct tberr *e);
+
 #endif

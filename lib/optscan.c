@@ -230,3 +230,24 @@ int optset_check(const struct optset *s, const struct optset *reserved,
 	}
 	return 0;
 }
+
+int optword_next(const char **p, const char *list, const char *what,
+		 char *tok, size_t cap, struct tberr *e)
+{
+	const char *w = *p, *end = strchr(w, '|');
+	size_t n = end ? (size_t)(end - w) : strlen(w);
+
+	while (n && (*w == ' ' || *w == '\t'))
+		w++, n--;
+	while (n && (w[n - 1] == ' ' || w[n - 1] == '\t'))
+		n--;
+	if (n == 0)
+		return err_set(e, EX_USAGE, "empty %s in '%s'", what, list);
+	if (n >= cap)
+		return err_set(e, EX_USAGE, "unknown %s '%.*s'", what,
+			       (int)(n > 40 ? 40 : n), w);
+	memcpy(tok, w, n);
+	tok[n] = '\0';
+	*p = end ? end + 1 : NULL;
+	return 0;
+}

@@ -8,6 +8,7 @@
 #include "err.h"
 #include "auth.h"
 #include "hex.h"
+#include "optscan.h"
 #include "tpm12/da.h"
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
@@ -97,27 +98,15 @@ void tpm12_nv_perm_format(uint32_t perm, char *out, size_t cap)
 
 int tpm12_nv_perm_parse(const char *s, uint32_t *perm, struct tberr *e)
 {
-	const char *p = s, *end;
+	const char *p = s;
 	uint32_t a = 0;
 	uint64_t num;
 	char tok[64];
-	size_t i, n;
+	size_t i;
 
-	for (;;) {
-		end = strchr(p, '|');
-		n = end ? (size_t)(end - p) : strlen(p);
-		while (n && (*p == ' ' || *p == '\t'))
-			p++, n--;
-		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-			n--;
-		if (n == 0)
-			return err_set(e, EX_USAGE, "empty permission in '%s'",
-				       s);
-		if (n >= sizeof(tok))
-			return err_set(e, EX_USAGE, "unknown permission "
-				       "'%.*s'", (int)(n > 40 ? 40 : n), p);
-		memcpy(tok, p, n);
-		tok[n] = '\0';
+	while (p) {
+		if (optword_next(&p, s, "permission", tok, sizeof(tok), e))
+			return e->code;
 		if (parse_u64(tok, &num) == 0) {
 			if (num > 0xffffffffu)
 				return err_set(e, EX_USAGE, "permission value "
@@ -136,9 +125,6 @@ int tpm12_nv_perm_parse(const char *s, uint32_t *perm, struct tberr *e)
 					       "GLOBALLOCK, WRITEALL)", tok);
 			a |= perm_names[i].bit;
 		}
-		if (!end)
-			break;
-		p = end + 1;
 	}
 	*perm = a;
 	return 0;

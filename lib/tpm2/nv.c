@@ -4,6 +4,7 @@
 
 #include "crypto/hash.h"
 #include "hex.h"
+#include "optscan.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
@@ -101,11 +102,11 @@ int nv_index_parse(const char *s, uint32_t *index, struct tberr *e)
 int nv_attr_parse(const char *s, uint32_t *attrs, struct tberr *e)
 {
 	char tok[64];
-	const char *p = s, *end;
+	const char *p = s;
 	uint32_t a = 0;
 	uint64_t num;
 	int nt = -1;
-	size_t i, n;
+	size_t i;
 
 	if (parse_u64(s, &num) == 0) {
 		if (num > 0xffffffffu)
@@ -114,21 +115,9 @@ int nv_attr_parse(const char *s, uint32_t *attrs, struct tberr *e)
 		*attrs = (uint32_t)num;
 		return 0;
 	}
-	for (;;) {
-		end = strchr(p, '|');
-		n = end ? (size_t)(end - p) : strlen(p);
-		while (n && (*p == ' ' || *p == '\t'))
-			p++, n--;
-		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-			n--;
-		if (n == 0)
-			return err_set(e, EX_USAGE, "empty attribute in '%s'",
-				       s);
-		if (n >= sizeof(tok))
-			return err_set(e, EX_USAGE, "unknown attribute "
-				       "'%.*s'", (int)(n > 40 ? 40 : n), p);
-		memcpy(tok, p, n);
-		tok[n] = '\0';
+	while (p) {
+		if (optword_next(&p, s, "attribute", tok, sizeof(tok), e))
+			return e->code;
 		if (strncmp(tok, "nt=", 3) == 0) {
 			int t = nv_type_parse(tok + 3);
 
@@ -154,9 +143,6 @@ int nv_attr_parse(const char *s, uint32_t *attrs, struct tberr *e)
 					       "'%s'", tok);
 			a |= attr_names[i].bit;
 		}
-		if (!end)
-			break;
-		p = end + 1;
 	}
 	if (nt > 0)
 		a |= (uint32_t)nt << TPMA_NV_TPM_NT_SHIFT;
