@@ -116,6 +116,10 @@ struct quote_want {
 
 /* Every check, in order: signature, magic, type, signer, nonce, PCR
  * selection, PCR digest.  Returns 0, or 1 with e = "CHECK check failed: why". */
+/* Exit 1 with "CHECK check failed: WHY" (printf-style WHY): the one form
+ * of every verification failure of checkquote, on both families. */
+int quote_failed(struct tberr *e, const char *check, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 int quote_check(const struct quote *q, const struct quote_want *w,
 		struct tberr *e);
 

@@ -1,5 +1,4 @@
 /* TPM 1.2 quotes on the host (quote12.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include "crypto/pk.h"
 #include "crypto/verify.h"
 #include "hex.h"
+#include "quote.h"
 #include "quote12.h"
 #include "tpm2/constants.h"
 #include "tpm2/pcr.h"
@@ -397,20 +397,6 @@ void quote12_key_hash(const struct tpm12_pubkey *k, uint8_t out[20])
 	hash_buf(SHA1, buf, b.len, out);
 }
 
-static int failed(struct tberr *e, const char *check, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int failed(struct tberr *e, const char *check, const char *fmt, ...)
-{
-	char why[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	return err_set(e, EX_FAIL, "%s check failed: %s", check, why);
-}
-
 /* "0,7,10" into buf. */
 static void mask_format(uint32_t m, char *buf, size_t n)
 {
@@ -436,42 +422,42 @@ int quote12_check(const struct quote12 *q, const struct quote12_want *w,
 	/* 1. signature: the AIK signed exactly these bytes. */
 	if (quote12_sig_verify(w->key, q->info, q->infolen, q->sig,
 			       q->siglen, e))
-		return failed(e, "signature", "%s", e->msg);
+		return quote_failed(e, "signature", "%s", e->msg);
 	/* 2. a TPM_QUOTE_INFO or TPM_QUOTE_INFO2. */
 	if (quote12_info_parse(q->info, q->infolen, &i, e))
-		return failed(e, "structure", "%s", e->msg);
+		return quote_failed(e, "structure", "%s", e->msg);
 	/* 3. fresh: it answers our nonce. */
 	if (w->nonce && memcmp(i.nonce, w->nonce, TPM12_SHA1)) {
 		hex_encode(i.nonce, TPM12_SHA1, x);
-		return failed(e, "nonce", "the quote answers nonce %s", x);
+		return quote_failed(e, "nonce", "the quote answers nonce %s", x);
 	}
 	/* 4. the selection signed (Quote2), the values', the one asked. */
 	if (i.kind == 2 && i.pcr.release.mask != q->sel.mask) {
 		mask_format(i.pcr.release.mask, x, sizeof(x));
 		mask_format(q->sel.mask, y, sizeof(y));
-		return failed(e, "PCR selection", "the quote covers sha1:%s, "
+		return quote_failed(e, "PCR selection", "the quote covers sha1:%s, "
 			      "the PCR values are for sha1:%s", x, y);
 	}
 	if (w->has_mask && q->sel.mask != w->mask) {
 		mask_format(q->sel.mask, x, sizeof(x));
 		mask_format(w->mask, y, sizeof(y));
-		return failed(e, "PCR selection", "the quote covers sha1:%s, "
+		return quote_failed(e, "PCR selection", "the quote covers sha1:%s, "
 			      "not the sha1:%s asked for", x, y);
 	}
 	/* 5. the values are the ones the TPM hashed: TPM_PCR_COMPOSITE
 	 * (with the selection as the TPM wrote it, its size included). */
 	if (i.kind == 2 && i.pcr.release.size != q->sel.size)
-		return failed(e, "PCR digest", "the values' selection is %u "
+		return quote_failed(e, "PCR digest", "the values' selection is %u "
 			      "bytes, the quote's %u", q->sel.size,
 			      i.pcr.release.size);
 	if (tpm12_pcr_composite_hash(&q->sel,
 				     (const uint8_t (*)[TPM12_SHA1])q->vals,
 				     q->nvals, h))
-		return failed(e, "PCR digest", "the PCR values do not follow "
+		return quote_failed(e, "PCR digest", "the PCR values do not follow "
 			      "their selection");
 	if (memcmp(h, i.digest, TPM12_SHA1)) {
 		hex_encode(i.digest, TPM12_SHA1, x);
-		return failed(e, "PCR digest", "the PCR values hash to "
+		return quote_failed(e, "PCR digest", "the PCR values hash to "
 			      "another digest than the quoted %s", x);
 	}
 	return 0;
