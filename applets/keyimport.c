@@ -1,0 +1,284 @@
+/* keyimport: a private key made elsewhere, wrapped for this TPM (or, with
+ * --to, for another one) and taken in under the SRK. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "applet.h"
+#include "auth.h"
+#include "file.h"
+#include "hex.h"
+#include "tpm.h"
+#include "tpmkey.h"
+#include "x509.h"
+#include "tpm2/attest.h"
+#include "tpm2/dup.h"
+#include "tpm2/keyimport.h"
+#include "tpm2/srk.h"
+
+static const char usage[] =
+	"usage: keyimport -i PRIVATE.pem -o KEY.pem [--usage sign|decrypt] "
+	"[--auth AUTH]\n"
+	"                 [--pub PUB.pem] [--to SRKPUB] [--owner-auth AUTH] "
+	"[--tofu] [-f]\n"
+	"       keyimport -i IMPORTABLE.pem -o KEY.pem [--pub PUB.pem] [-f]\n"
+	"Wrap a private key (PEM: PKCS#8, PKCS#1 RSA or SEC 1 EC; RSA 2048 "
+	"or 3072,\n"
+	"EC P-256 or P-384) for this TPM and take it in under the SRK "
+	"(TPM2_Import).\n"
+	"KEY.pem is a loadable TSS2 PRIVATE KEY (parent 0x40000001) that "
+	"only this\n"
+	"TPM can use; the name of the key is printed.  PRIVATE.pem is left "
+	"as it\n"
+	"was: it still holds the key, and destroying it is yours to do.\n"
+	"  --usage sign|decrypt  what the key may do (default sign; decrypt: "
+	"RSA)\n"
+	"  --auth AUTH  the key's auth value (default: none)\n"
+	"  --pub PUB.pem  also write its public key (SubjectPublicKeyInfo "
+	"PEM)\n"
+	"  --to SRKPUB  no TPM here: wrap the key for the TPM whose SRK public "
+	"key\n"
+	"             this is (PEM as takeown --srk-pub writes it, or "
+	"TPM2B_PUBLIC);\n"
+	"             KEY.pem is then an importable key, which keyimport -i "
+	"takes in\n"
+	"             on that TPM\n"
+	"  --owner-auth AUTH  owner auth, needed to create the SRK when no "
+	"persistent\n"
+	"             one exists and the owner has an auth value\n"
+	"  --tofu     wrap to the SRK the TPM shows although none is pinned "
+	"(with no\n"
+	"             pin an interposer on the bus could show its own key "
+	"and take\n"
+	"             the private key; pin with --srk-pub or TPMBOX_SRK)\n"
+	"  -f         replace existing output files\n";
+
+enum { O_USAGE = 256, O_AUTH, O_PUB, O_TO, O_OWNER, O_TOFU };
+static const char shortopts[] = "i:o:f";
+static const struct option longopts[] = {
+	{"usage", required_argument, NULL, O_USAGE},
+	{"auth", required_argument, NULL, O_AUTH},
+	{"pub", required_argument, NULL, O_PUB},
+	{"to", required_argument, NULL, O_TO},
+	{"owner-auth", required_argument, NULL, O_OWNER},
+	{"tofu", no_argument, NULL, O_TOFU},
+	{"force", no_argument, NULL, 'f'},
+	{NULL, 0, NULL, 0}
+};
+
+struct job {
+	struct privkey key;
+	struct tpm2_public pub;
+	uint8_t sens[TPM2_SENSITIVE_MAX];
+	size_t senslen;
+	struct tpm2_dup dup;
+	struct tpm2_private priv;
+	struct tpmkey file;
+};
+
+/* The key file: loadable (priv: the private area from TPM2_Import), or
+ * importable (dup: the duplicate and its seed, for another TPM). */
+static int key_file(struct job *j, int importable, int empty_auth,
+		    char **pem, size_t *pn, struct tberr *e)
+{
+	struct tpmkey *f = &j->file;
+	struct tb b;
+
+	memset(f, 0, sizeof(*f));
+	f->type = importable ? TPMKEY_IMPORTABLE : TPMKEY_LOADABLE;
+	f->empty_auth = empty_auth;
+	f->parent = TPM2_RH_OWNER;
+	tb_init(&b, f->pub, sizeof(f->pub));
+	tb_put_tpm2b(&b, j->pub.raw, j->pub.rawlen);
+	f->publen = b.len;
+	tb_init(&b, f->priv, sizeof(f->priv));
+	if (importable) {
+		tb_put_tpm2b(&b, j->dup.priv.b, j->dup.priv.n);
+		memcpy(f->secret, j->dup.seed, j->dup.seedlen);
+		f->secretlen = j->dup.seedlen;
+	} else {
+		tb_put_tpm2b(&b, j->priv.b, j->priv.n);
+	}
+	f->privlen = b.len;
+	if (tb_err(&b))
+		return err_set(e, EX_FAIL, "KEY: the key is too large to "
+			       "encode");
+	return tpmkey_encode(f, pem, pn, "KEY", e);
+}
+
+/* An importable key file (keyimport --to) for this TPM: its public area
+ * and duplicate. */
+static int read_importable(struct job *j, const uint8_t *text, size_t n,
+			   struct tberr *e)
+{
+	struct tpmkey *f = &j->file;
+	struct tb r;
+
+	if (tpmkey_decode((const char *)text, n, f, "-i", e))
+		return e->code;
+	if (f->type != TPMKEY_IMPORTABLE)
+		return err_set(e, EX_USAGE, "-i: a TSS2 key that is not "
+			       "importable: it is in a TPM already");
+	if (f->parent != TPM2_RH_OWNER || f->npolicy)
+		return err_set(e, EX_USAGE, "-i: an importable key for "
+			       "another parent than the SRK, or with a "
+			       "policy");
+	tb_init_read(&r, f->pub, f->publen);
+	if (tpm2_public_get2b(&r, &j->pub, e) || tb_left(&r))
+		return err_set(e, EX_FAIL, "-i: malformed public area");
+	tb_init_read(&r, f->priv, f->privlen);
+	j->dup.priv.n = tb_get_tpm2b(&r, j->dup.priv.b,
+				     sizeof(j->dup.priv.b));
+	if (tb_err(&r) || tb_left(&r) || f->secretlen > sizeof(j->dup.seed))
+		return err_set(e, EX_FAIL, "-i: malformed duplicate");
+	memcpy(j->dup.seed, f->secret, f->secretlen);
+	j->dup.seedlen = f->secretlen;
+	return 0;
+}
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL, *pubf = NULL, *to = NULL;
+	const char *auth_s = NULL, *owner_s = NULL, *outs[2];
+	struct authval auth = { .n = 0 }, owner = { .n = 0 };
+	struct tpm2_public *target = NULL;
+	struct job *j = calloc(1, sizeof(*j));
+	int o, usage = KEY_USE_SIGN, flags = 0, tofu = 0, rc = 0, i;
+	int imported = 0, empty_auth;
+	uint8_t *text = NULL;
+	size_t tn = 0, pn = 0, ppn = 0;
+	char *pem = NULL, *ppem = NULL, name[2 * TPM2_NAME_MAX + 1];
+	struct tpm *t;
+
+	if (!j)
+		return ctx_usage(c, "out of memory");
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (o) {
+		case 'i': in = optarg; break;
+		case 'o': out = optarg; break;
+		case O_USAGE:
+			if (!strcmp(optarg, "sign"))
+				usage = KEY_USE_SIGN;
+			else if (!strcmp(optarg, "decrypt"))
+				usage = KEY_USE_DECRYPT;
+			else {
+				rc = ctx_usage(c, "--usage: sign or decrypt, "
+					       "not '%s'", optarg);
+				goto done;
+			}
+			break;
+		case O_AUTH: auth_s = optarg; break;
+		case O_PUB: pubf = optarg; break;
+		case O_TO: to = optarg; break;
+		case O_OWNER: owner_s = optarg; break;
+		case O_TOFU: tofu = 1; break;
+		case 'f': flags |= OUT_FORCE; break;
+		default: rc = ctx_usage(c, "unknown option"); goto done;
+		}
+	}
+	if (optind < argc) {
+		rc = ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+		goto done;
+	}
+	if (!in || !out) {
+		rc = ctx_usage(c, "-i PRIVATE.pem and -o KEY.pem are required");
+		goto done;
+	}
+	outs[0] = out;
+	outs[1] = pubf;
+	for (i = 0; i < 2 && !(flags & OUT_FORCE); i++)
+		if (outs[i] && strcmp(outs[i], "-") &&
+		    access(outs[i], F_OK) == 0) {
+			rc = ctx_usage(c, "%s exists (use -f to replace it)",
+				       outs[i]);
+			goto done;
+		}
+	if ((auth_s && auth_parse(auth_s, &auth, &c->e)) ||
+	    (owner_s && auth_parse(owner_s, &owner, &c->e)))
+		goto fail;
+
+	/* Step 1: the key, as a TPM object and its sensitive part; or a
+	 * key another keyimport wrapped for this TPM. */
+	if (file_read(in, 64 * 1024, &text, &tn, &c->e))
+		goto fail;
+	imported = tn > 0 && memmem(text, tn, "-----BEGIN " TPMKEY_LABEL,
+				    sizeof("-----BEGIN " TPMKEY_LABEL) - 1);
+	if (imported && (to || auth_s)) {
+		rc = ctx_usage(c, "-i is an importable key already: --to and "
+			       "--auth were given when it was made");
+		goto done;
+	}
+	if (imported ? read_importable(j, text, tn, &c->e) :
+	    (x509_read_private((const char *)text, tn, &j->key, &c->e) ||
+	     key_object_make(&j->key, usage, auth.v, auth.n, &j->pub,
+			     j->sens, &j->senslen, &c->e)))
+		goto fail;
+	empty_auth = imported ? j->file.empty_auth : auth.n == 0;
+
+	/* Step 2a (--to): wrapped for the other TPM's SRK; no TPM here. */
+	if (to) {
+		if (!(target = calloc(1, sizeof(*target)))) {
+			rc = ctx_usage(c, "out of memory");
+			goto done;
+		}
+		if (srk_pub_read(to, target, 0, "--to", &c->e) ||
+		    tpm2_dup_wrap(target, &j->pub, j->sens, j->senslen,
+				  &j->dup, &c->e) ||
+		    key_file(j, 1, empty_auth, &pem, &pn, &c->e))
+			goto fail;
+	} else {
+		/* Step 2b: into this TPM, under the SRK the pin names. */
+		if (!(t = ctx_tpm(c)) || tpm_trust_begin(t))
+			goto fail;
+		if (!imported && !tofu &&
+		    tpm2_trust_kind(t) != TRUST_PINNED) {
+			err_set(&c->e, EX_USAGE, "no SRK is pinned: the "
+				"private key would be wrapped to whatever key "
+				"the bus shows");
+			err_hint(&c->e, "pin it (--srk-pub FILE, which "
+				 "takeown --srk-pub writes, or TPMBOX_SRK), "
+				 "or accept that with --tofu");
+			rc = ctx_fail(c);
+			goto done;
+		}
+		if (key_import(t, &j->pub, imported ? NULL : j->sens,
+			       j->senslen, &j->dup, owner.n ? owner.v : NULL,
+			       owner.n, &j->priv) ||
+		    key_file(j, 0, empty_auth, &pem, &pn, &c->e))
+			goto fail;
+	}
+
+	/* Step 3: the files; the key's name. */
+	if ((pubf && ak_pub_pem(&j->pub, &ppem, &ppn, &c->e)) ||
+	    file_write_atomic(out, pem, pn, flags | OUT_SECRET, &c->e) ||
+	    (pubf && file_write_atomic(pubf, ppem, ppn, flags, &c->e)))
+		goto fail;
+	hex_encode(j->pub.name, j->pub.namelen, name);
+	printf("%s\n", name);
+	goto done;
+fail:
+	rc = ctx_fail(c);
+done:
+	auth_wipe(&auth);
+	auth_wipe(&owner);
+	if (text) {
+		explicit_bzero(text, tn);
+		free(text);
+	}
+	if (pem)
+		explicit_bzero(pem, pn);
+	free(pem);
+	free(ppem);
+	free(target);
+	privkey_free(&j->key);
+	explicit_bzero(j, sizeof(*j));
+	free(j);
+	return rc;
+}
+
+const struct applet applet_keyimport = {
+	"keyimport", "wrap a private key for this TPM (or another) and take "
+	"it in", APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
+};
