@@ -33,6 +33,8 @@ static const char usage[] =
 	"TPM can use; the name of the key is printed.  PRIVATE.pem is left "
 	"as it\n"
 	"was: it still holds the key, and destroying it is yours to do.\n"
+	"  -i FILE    the private key, or an importable key file (--to)\n"
+	"  -o KEY.pem  write the key file (mode 0600, atomic)\n"
 	"  --usage sign|decrypt  what the key may do (default sign; decrypt: "
 	"RSA)\n"
 	"  --auth AUTH  the key's auth value (default: none)\n"

@@ -19,6 +19,7 @@ _tpmbox_opts() {
 	getrandom) echo "--hex -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	imalog) echo "--json --pcrs --check -b -T --tcti --timeout --trace -h --help" ;;
 	info) echo "--json -T --tcti --timeout --trace -h --help" ;;
+	keyimport) echo "-i -o --usage --auth --pub --to --owner-auth --tofu -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	makecredential) echo "--ek --name -i -o -f -T --tcti --timeout --trace -h --help" ;;
 	nvdefine) echo "-s -a -t -g --auth --owner-auth --platform-auth --allow-irreversible --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvextend) echo "-i -d --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -78,7 +79,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekcert ekpub eventlog evict extend getrandom imalog info makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal takeown unseal"
+_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekcert ekpub eventlog evict extend getrandom imalog info keyimport makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal takeown unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

@@ -308,6 +308,24 @@ recipe() {
 		# The response is HMAC-checked and encrypted: an exit-0 unseal
 		# must give exactly the secret, damage or not.
 		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
+	keyimport) OUT=$FD/out
+		# an openssl key into the TPM under the pinned SRK: an exit-0
+		# key file loads (tpm2-tools) and signs for the original key
+		[ -s "$FD/srk.pem" ] || return 2
+		[ -s "$FD/ki.pem" ] ||
+			openssl genpkey -algorithm EC -pkeyopt \
+				ec_paramgen_curve:P-256 -out "$FD/ki.pem" 2>/dev/null
+		[ -s "$FD/ki.pub" ] ||
+			openssl pkey -in "$FD/ki.pem" -pubout -out "$FD/ki.pub"
+		ARGS=(keyimport --srk-pub "$FD/srk.pem" -i "$FD/ki.pem" -o "$OUT")
+		CHECK='tss2_pieces "$OUT" "$FD/kp" &&
+			tpm2_load -Q -C 0x81000001 -u "$FD/kp/pub" \
+				-r "$FD/kp/priv" -c "$FD/kp.ctx" &&
+			tpm2_sign -c "$FD/kp.ctx" -g sha256 -s ecdsa -f plain \
+				-o "$FD/kp.sig" "$FD/data32" &&
+			tpm2_flushcontext -t &&
+			openssl dgst -sha256 -verify "$FD/ki.pub" \
+				-signature "$FD/kp.sig" "$FD/data32" >/dev/null' ;;
 	akcreate) OUT=$FD/out; ARGS=(akcreate -o "$OUT")
 		CHECK='grep -q "BEGIN" "$OUT"' ;;
 	quote) OUT=$FD/out
