@@ -31,6 +31,10 @@ size_t der_int_size(uint32_t v);
  * dropped, a 0x00 before a set high bit), and its TLV size. */
 void der_mag(struct tb *b, const uint8_t *v, size_t n);
 size_t der_mag_size(const uint8_t *v, size_t n);
+/* ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } (RFC 3279) of the
+ * big-endian magnitudes r and s. */
+void der_ecdsa_sig(struct tb *b, const uint8_t *r, size_t rlen,
+		   const uint8_t *s, size_t slen);
 /* [ctx] EXPLICIT BOOLEAN TRUE (5 bytes). */
 void der_true(struct tb *b, int ctx);
 

@@ -102,6 +102,14 @@ size_t der_mag_size(const uint8_t *v, size_t n)
 	return der_size(mag_len(v, n));
 }
 
+void der_ecdsa_sig(struct tb *b, const uint8_t *r, size_t rlen,
+		   const uint8_t *s, size_t slen)
+{
+	der_tl(b, DER_SEQ, der_mag_size(r, rlen) + der_mag_size(s, slen));
+	der_mag(b, r, rlen);
+	der_mag(b, s, slen);
+}
+
 void der_true(struct tb *b, int ctx)
 {
 	der_tl(b, (uint8_t)DER_CTX(ctx), 3);

@@ -177,6 +177,7 @@ static int sig_get(struct tb *b, struct quote_sig *s, struct tberr *e)
 	s->alg = tb_get_u16(b);
 	switch (s->alg) {
 	case TPM2_ALG_RSASSA:
+	case TPM2_ALG_RSAPSS:
 		s->hash = tb_get_u16(b);
 		s->rlen = tb_get_tpm2b(b, s->r, sizeof(s->r));
 		break;
@@ -190,7 +191,7 @@ static int sig_get(struct tb *b, struct quote_sig *s, struct tberr *e)
 		if (tb_err(b))
 			break;
 		return err_set(e, EX_FAIL, "signature: algorithm 0x%04x is "
-			       "not supported (ECDSA and RSASSA are)", s->alg);
+			       "not supported (ECDSA, RSASSA and RSAPSS are)", s->alg);
 	}
 	if (tb_err(b))
 		return err_set(e, EX_FAIL, "signature: malformed "

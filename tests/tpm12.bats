@@ -244,10 +244,16 @@ sha1:7 $(pcr12 7)"
 }
 
 @test "tpm12: an applet with no 1.2 path says so in one sentence, exit 2" {
-	for a in "nvincrement 0x1500000" "nvsetbits 0x1500000 1" "nvextend 0x1500000 -d 00"; do
+	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
+		-out "$BATS_TEST_TMPDIR/ec.pem" 2>/dev/null
+	for a in "nvincrement 0x1500000" "nvsetbits 0x1500000 1" "nvextend 0x1500000 -d 00" \
+		"keycreate -o $BATS_TEST_TMPDIR/k" \
+		"keyimport --tofu -i $BATS_TEST_TMPDIR/ec.pem -o $BATS_TEST_TMPDIR/k"; do
+		tb --list | grep -q "^${a%% *} " || continue
 		run tb $a
 		assert_failure 2
 		assert_output --partial "this TPM is a TPM 1.2, and this applet works only with a TPM 2.0"
+		[ ! -e "$BATS_TEST_TMPDIR/k" ]
 	done
 }
 

@@ -5,6 +5,7 @@
 #define TPM2_ST_NO_SESSIONS	0x8001
 #define TPM2_ST_SESSIONS	0x8002
 #define TPM2_ST_ATTEST_QUOTE	0x8018
+#define TPM2_ST_HASHCHECK	0x8024
 #define TPM2_GENERATED_VALUE	0xff544347u
 #define TPM12_TAG_RSP_COMMAND	0x00c4
 
@@ -40,6 +41,7 @@
 #define TPM2_CC_Load			0x0157
 #define TPM2_CC_Quote			0x0158
 #define TPM2_CC_Sign			0x015d
+#define TPM2_CC_RSA_Decrypt		0x0159
 #define TPM2_CC_Unseal			0x015e
 #define TPM2_CC_ContextLoad		0x0161
 #define TPM2_CC_ContextSave		0x0162

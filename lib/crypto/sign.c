@@ -59,7 +59,7 @@ int sign_ecdsa(uint16_t curve, const uint8_t *d, size_t dlen,
 	mbedtls_ecp_group g;
 	mbedtls_mpi md, r, s;
 	uint8_t rb[EC_MAX_BYTES], sb[EC_MAX_BYTES];
-	size_t len = ec_bytes(curve), body;
+	size_t len = ec_bytes(curve);
 	struct tb b;
 	int rc;
 
@@ -83,12 +83,8 @@ int sign_ecdsa(uint16_t curve, const uint8_t *d, size_t dlen,
 	mbedtls_mpi_free(&s);
 	if (rc)
 		return -1;
-	/* ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } */
-	body = der_mag_size(rb, len) + der_mag_size(sb, len);
 	tb_init(&b, sig, cap);
-	der_tl(&b, DER_SEQ, body);
-	der_mag(&b, rb, len);
-	der_mag(&b, sb, len);
+	der_ecdsa_sig(&b, rb, len, sb, len);
 	if (tb_err(&b))
 		return -1;
 	*siglen = b.len;

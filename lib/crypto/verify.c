@@ -259,6 +259,28 @@ static int verify_rsassa(const struct vkey *k, uint16_t hashalg,
 	return 0;
 }
 
+/* RSASSA-PSS (RFC 8017 8.1) with MGF1 of the same hash; any salt length
+ * (a TPM uses the digest's size or the largest that fits). */
+static int verify_rsapss(const struct vkey *k, uint16_t hashalg,
+			 const uint8_t *digest, size_t dlen,
+			 const uint8_t *sig, size_t slen, struct tberr *e)
+{
+	mbedtls_rsa_context *rsa = (mbedtls_rsa_context *)&k->rsa;
+
+	if (slen != mbedtls_rsa_get_len(rsa))
+		return err_set(e, EX_FAIL, "the RSA signature is %zu bytes, "
+			       "the key's modulus %zu", slen,
+			       mbedtls_rsa_get_len(rsa));
+	if (mbedtls_rsa_rsassa_pss_verify_ext(rsa, NULL, NULL,
+					      MBEDTLS_RSA_PUBLIC,
+					      md_of(hashalg), (unsigned)dlen,
+					      digest, md_of(hashalg),
+					      MBEDTLS_RSA_SALT_LEN_ANY, sig))
+		return err_set(e, EX_FAIL, "the RSAPSS signature does not "
+			       "verify with this key");
+	return 0;
+}
+
 int vkey_verify(const struct vkey *k, uint16_t sigalg, uint16_t hashalg,
 		const uint8_t *digest, size_t dlen, const uint8_t *a,
 		size_t alen, const uint8_t *b, size_t blen, struct tberr *e)
@@ -277,8 +299,13 @@ int vkey_verify(const struct vkey *k, uint16_t sigalg, uint16_t hashalg,
 			return err_set(e, EX_FAIL, "an RSASSA signature "
 				       "cannot be checked with an ECC key");
 		return verify_rsassa(k, hashalg, digest, dlen, a, alen, e);
+	case TPM2_ALG_RSAPSS:
+		if (vkey_type(k) != TPM2_ALG_RSA)
+			return err_set(e, EX_FAIL, "an RSAPSS signature "
+				       "cannot be checked with an ECC key");
+		return verify_rsapss(k, hashalg, digest, dlen, a, alen, e);
 	}
 	return err_set(e, EX_FAIL, "unsupported signature algorithm 0x%04x "
-		       "(ECDSA and RSASSA are)", sigalg);
+		       "(ECDSA, RSASSA and RSAPSS are)", sigalg);
 }
 

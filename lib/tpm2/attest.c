@@ -8,6 +8,7 @@
 #include "tpm2/attest.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
+#include "tpm2/key.h"
 #include "tpm2/session.h"
 #include "tpm2/srk.h"
 #include "tpmkey.h"
@@ -92,40 +93,7 @@ int ak_blob_encode(const struct ak_blob *k, char **pem, size_t *n,
 int ak_blob_decode(const uint8_t *text, size_t n, struct ak_blob *k,
 		   struct tberr *e)
 {
-	struct tpmkey t;
-	int rc;
-
-	memset(k, 0, sizeof(*k));
-	if ((rc = tpmkey_decode((const char *)text, n, &t, "AKBLOB", e)))
-		goto out;
-	if (t.type != TPMKEY_LOADABLE) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: not a loadable key (OID "
-			     "2.23.133.10.1.3); a sealed blob is no AK");
-		goto out;
-	}
-	if (t.npolicy) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: keys with a policy are not "
-			     "supported as AKs");
-		goto out;
-	}
-	if (t.parent != TPM2_RH_OWNER && (t.parent >> 24) != 0x81) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: parent 0x%08x is neither "
-			     "the owner hierarchy nor persistent", t.parent);
-		goto out;
-	}
-	if (t.publen > sizeof(k->pub) || t.privlen > sizeof(k->priv)) {
-		rc = err_set(e, EX_FAIL, "AKBLOB: key too large");
-		goto out;
-	}
-	k->parent = t.parent;
-	k->empty_auth = t.empty_auth;
-	memcpy(k->pub, t.pub, t.publen);
-	k->publen = t.publen;
-	memcpy(k->priv, t.priv, t.privlen);
-	k->privlen = t.privlen;
-out:
-	explicit_bzero(&t, sizeof(t));
-	return rc;
+	return key_file_decode(text, n, k, "AKBLOB", e);
 }
 
 int ak_pub_pem(const struct tpm2_public *p, char **pem, size_t *n,
@@ -223,42 +191,14 @@ int ak_create(struct tpm *t, int rsa, const uint8_t *owner_auth,
 int ak_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner_auth,
 	    size_t owner_authlen, uint32_t *handle, struct tpm2_public *pub)
 {
-	struct tpm2_srk *k = calloc(1, sizeof(*k));
-	struct tpm2_private priv;
-	int rc;
 	struct tb r;
+	int rc;
 
-	if (!k)
-		return err_set(t->e, EX_FAIL, "out of memory");
 	tb_init_read(&r, b->pub, b->publen);
-	if (tpm2_public_get2b(&r, pub, t->e)) {
-		free(k);
+	if (tpm2_public_get2b(&r, pub, t->e) || ak_check_public(pub, t->e))
 		return err_prefix(t->e, "AKBLOB");
-	}
-	if (ak_check_public(pub, t->e)) {
-		free(k);
-		return err_prefix(t->e, "AKBLOB");
-	}
-	tb_init_read(&r, b->priv, b->privlen);
-	priv.n = tb_get_tpm2b(&r, priv.b, sizeof(priv.b));
-	if (tb_err(&r)) {
-		free(k);
-		return err_set(t->e, EX_FAIL, "AKBLOB: malformed private "
-			       "part");
-	}
-	if (b->parent == TPM2_RH_OWNER) {
-		rc = srk_ecc(t, owner_auth, owner_authlen, k);
-	} else {
-		k->handle = b->parent;
-		rc = tpm2_readpublic(t, k->handle, &k->pub);
-	}
-	if (rc == 0)
-		rc = tpm2_load(t, k->handle, k->pub.name, k->pub.namelen, NULL,
-			       &priv, pub, handle);
-	tpm2_srk_put(t, k);
-	free(k);
-	explicit_bzero(&priv, sizeof(priv));
-	if (rc && (rc == EX_AUTH || rc == EX_FAIL) && t->e->rc)
+	rc = key_load_as(t, b, owner_auth, owner_authlen, 0, handle, pub);
+	if (rc && t->e->rc && t->e->hint[0])
 		err_hint(t->e, "the AK was made under another SRK (a cleared "
 			 "TPM or another machine)");
 	return rc;

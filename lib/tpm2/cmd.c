@@ -44,6 +44,7 @@ static const struct {
 	{TPM2_CC_Load, "TPM2_Load"},
 	{TPM2_CC_Quote, "TPM2_Quote"},
 	{TPM2_CC_Sign, "TPM2_Sign"},
+	{TPM2_CC_RSA_Decrypt, "TPM2_RSA_Decrypt"},
 	{TPM2_CC_Unseal, "TPM2_Unseal"},
 	{TPM2_CC_ContextLoad, "TPM2_ContextLoad"},
 	{TPM2_CC_ContextSave, "TPM2_ContextSave"},

@@ -295,7 +295,7 @@ int main(void)
 	sample(&k, TPMKEY_SEALED);
 	CHECK(tpmkey_encode(&k, &pem, &n, "T", &e) == 0);
 	CHECK(ak_blob_decode((const uint8_t *)pem, n, &akback, &e) != 0 &&
-	      strstr(e.msg, "a sealed blob is no AK"));
+	      strstr(e.msg, "a sealed blob is no key"));
 	free(pem);
 	sample(&k, TPMKEY_LOADABLE);
 	k.npolicy = 1;

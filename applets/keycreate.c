@@ -1,0 +1,181 @@
+/* keycreate: a signing or decryption key made in the TPM under the SRK,
+ * which never leaves it. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "applet.h"
+#include "auth.h"
+#include "file.h"
+#include "hex.h"
+#include "sshkey.h"
+#include "tpm.h"
+#include "tpm2/attest.h"
+#include "tpm2/key.h"
+
+static const char usage[] =
+	"usage: keycreate [--ecc | --rsa [--bits 2048|3072]] [--usage "
+	"sign|decrypt]\n"
+	"                 [--auth AUTH] -o KEY.pem [--pub PUB.pem] "
+	"[--ssh-pub FILE] [-f]\n"
+	"Create a key in the TPM under the SRK and print its name.  Its "
+	"private part\n"
+	"never leaves the TPM: KEY.pem (a loadable TSS2 PRIVATE KEY, parent\n"
+	"0x40000001, as tpm2-openssl reads it) loads only in this TPM.\n"
+	"  --ecc      NIST P-256 (the default)\n"
+	"  --rsa      RSA, 2048 bits unless --bits 3072\n"
+	"  --bits N   the RSA key's size: 2048 or 3072\n"
+	"  --usage sign|decrypt  what the key does (default sign; decrypt: "
+	"RSA,\n"
+	"             OAEP)\n"
+	"  --auth AUTH  the key's auth value (default: none)\n"
+	"  -o KEY.pem  write the key file (mode 0600, atomic)\n"
+	"  --pub PUB.pem  also write the public key (SubjectPublicKeyInfo "
+	"PEM)\n"
+	"  --ssh-pub FILE  also write it as an OpenSSH public key line\n"
+	"  --owner-auth AUTH  owner auth, needed to create the SRK when no "
+	"persistent\n"
+	"             one exists and the owner has an auth value\n"
+	"  -f         replace existing output files\n";
+
+enum { O_ECC = 256, O_RSA, O_BITS, O_USAGE, O_AUTH, O_PUB, O_SSH, O_OWNER };
+static const char shortopts[] = "o:f";
+static const struct option longopts[] = {
+	{"ecc", no_argument, NULL, O_ECC},
+	{"rsa", no_argument, NULL, O_RSA},
+	{"bits", required_argument, NULL, O_BITS},
+	{"usage", required_argument, NULL, O_USAGE},
+	{"auth", required_argument, NULL, O_AUTH},
+	{"pub", required_argument, NULL, O_PUB},
+	{"ssh-pub", required_argument, NULL, O_SSH},
+	{"owner-auth", required_argument, NULL, O_OWNER},
+	{"force", no_argument, NULL, 'f'},
+	{NULL, 0, NULL, 0}
+};
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	const char *out = NULL, *pubf = NULL, *sshf = NULL, *outs[3];
+	const char *auth_s = NULL, *owner_s = NULL, *bits_s = NULL;
+	struct authval auth = { .n = 0 }, owner = { .n = 0 };
+	struct tpm2_public *tmpl = calloc(1, sizeof(*tmpl));
+	struct tpm2_public *pub = calloc(1, sizeof(*pub));
+	struct ak_blob *blob = calloc(1, sizeof(*blob));
+	int o, rsa = 0, ecc = 0, bits = 2048, usage = KEY_USE_SIGN;
+	int flags = 0, rc = 0, i;
+	char *pem = NULL, *ppem = NULL, *ssh = NULL;
+	char name[2 * TPM2_NAME_MAX + 1];
+	size_t pn = 0, ppn = 0, sn = 0;
+	struct tpm *t;
+
+	if (!tmpl || !pub || !blob) {
+		rc = ctx_usage(c, "out of memory");
+		goto done;
+	}
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (o) {
+		case O_ECC: ecc = 1; break;
+		case O_RSA: rsa = 1; break;
+		case O_BITS: bits_s = optarg; break;
+		case O_USAGE:
+			if (!strcmp(optarg, "sign"))
+				usage = KEY_USE_SIGN;
+			else if (!strcmp(optarg, "decrypt"))
+				usage = KEY_USE_DECRYPT;
+			else {
+				rc = ctx_usage(c, "--usage: sign or decrypt, "
+					       "not '%s'", optarg);
+				goto done;
+			}
+			break;
+		case O_AUTH: auth_s = optarg; break;
+		case 'o': out = optarg; break;
+		case O_PUB: pubf = optarg; break;
+		case O_SSH: sshf = optarg; break;
+		case O_OWNER: owner_s = optarg; break;
+		case 'f': flags |= OUT_FORCE; break;
+		default: rc = ctx_usage(c, "unknown option"); goto done;
+		}
+	}
+	if (optind < argc) {
+		rc = ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+		goto done;
+	}
+	if (!out) {
+		rc = ctx_usage(c, "-o KEY.pem is required");
+		goto done;
+	}
+	if (rsa && ecc) {
+		rc = ctx_usage(c, "--rsa or --ecc, not both");
+		goto done;
+	}
+	if (bits_s) {
+		if (!rsa || (strcmp(bits_s, "2048") && strcmp(bits_s, "3072"))) {
+			rc = ctx_usage(c, "--bits is 2048 or 3072, for --rsa");
+			goto done;
+		}
+		bits = atoi(bits_s);
+	}
+	if (usage == KEY_USE_DECRYPT && !rsa) {
+		rc = ctx_usage(c, "--usage decrypt is for --rsa keys (OAEP)");
+		goto done;
+	}
+	outs[0] = out;
+	outs[1] = pubf;
+	outs[2] = sshf;
+	for (i = 0; i < 3 && !(flags & OUT_FORCE); i++)
+		if (outs[i] && strcmp(outs[i], "-") &&
+		    access(outs[i], F_OK) == 0) {
+			rc = ctx_usage(c, "%s exists (use -f to replace it)",
+				       outs[i]);
+			goto done;
+		}
+	if ((auth_s && auth_parse(auth_s, &auth, &c->e)) ||
+	    (owner_s && auth_parse(owner_s, &owner, &c->e)))
+		goto fail;
+	if (auth.n > 32) {
+		rc = ctx_usage(c, "--auth: at most 32 bytes");
+		goto done;
+	}
+
+	/* Step 1: the key, made in the TPM under the SRK. */
+	key_template(tmpl, rsa, bits, usage);
+	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
+	    key_create(t, tmpl, auth.v, auth.n, owner.n ? owner.v : NULL,
+		       owner.n, blob, pub))
+		goto fail;
+	/* Step 2: its files, and its name. */
+	if (ak_blob_encode(blob, &pem, &pn, &c->e) ||
+	    (pubf && ak_pub_pem(pub, &ppem, &ppn, &c->e)) ||
+	    (sshf && ssh_pub_line(pub, NULL, &ssh, &sn, &c->e)) ||
+	    file_write_atomic(out, pem, pn, flags | OUT_SECRET, &c->e) ||
+	    (pubf && file_write_atomic(pubf, ppem, ppn, flags, &c->e)) ||
+	    (sshf && file_write_atomic(sshf, ssh, sn, flags, &c->e)))
+		goto fail;
+	hex_encode(pub->name, pub->namelen, name);
+	printf("%s\n", name);
+	goto done;
+fail:
+	rc = ctx_fail(c);
+done:
+	auth_wipe(&auth);
+	auth_wipe(&owner);
+	if (blob)
+		explicit_bzero(blob, sizeof(*blob));
+	if (pem)
+		explicit_bzero(pem, pn);
+	free(pem);
+	free(ppem);
+	free(ssh);
+	free(blob);
+	free(pub);
+	free(tmpl);
+	return rc;
+}
+
+const struct applet applet_keycreate = {
+	"keycreate", "create a signing or decryption key that lives in the "
+	"TPM", APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
+};

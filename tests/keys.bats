@@ -1,0 +1,204 @@
+#!/usr/bin/env bats
+# Keys that live in the TPM: keycreate, sign, decrypt.  Oracles: openssl
+# verifies the signatures and encrypts to the keys; ssh-keygen reads the
+# OpenSSH line; tpm2-tools loads the key file's pieces (tpm2_load) and
+# signs with them (tpm2_sign); Debian's tpm2-openssl provider signs with a
+# tpmbox key file (parent 0x40000001 derived as it derives it).
+
+load helpers/common
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	swtpm_start
+	D=$BATS_FILE_TMPDIR
+	export D
+	printf 'a document to sign' > "$D/msg"
+	sha256sum "$D/msg" | cut -c1-64 > "$D/msg.hex"
+	xxd -r -p "$D/msg.hex" > "$D/msg.dgst"
+	tb keycreate -o "$D/ec.key" --pub "$D/ec.pub" --ssh-pub "$D/ec.ssh" \
+		> "$D/ec.name"
+	tb keycreate --rsa -o "$D/rsa.key" --pub "$D/rsa.pub" \
+		--ssh-pub "$D/rsa.ssh" >/dev/null
+	tb keycreate --rsa --bits 3072 --usage decrypt --auth str:Decrypt0r \
+		-o "$D/dec.key" --pub "$D/dec.pub" >/dev/null
+}
+teardown_file() {
+	[ -z "${OTHER:-}" ] || kill "$(cat "$OTHER/pid")" 2>/dev/null || true
+	swtpm_stop
+}
+setup() {
+	"$TPMBOX" --list | grep -q '^sign ' ||
+		skip "keycreate, sign and decrypt are not in this build (make tiny leaves them out)"
+}
+# tpm2-tools leaves what it loaded in the TPM (no resource manager)
+teardown() { t2_flush; }
+
+@test "keycreate --ecc, sign: openssl verifies (dgst over the file, pkeyutl over the digest); another key's check fails" {
+	tb sign -k "$D/ec.key" -i "$D/msg" -o "$D/ec.sig"
+	openssl dgst -sha256 -verify "$D/ec.pub" -signature "$D/ec.sig" "$D/msg"
+	tb sign -k "$D/ec.key" -d "$(cat "$D/msg.hex")" -o "$D/ec2.sig"
+	openssl pkeyutl -verify -pubin -inkey "$D/ec.pub" -in "$D/msg.dgst" \
+		-sigfile "$D/ec2.sig"
+	# stdin and stdout
+	tb sign -k "$D/ec.key" < "$D/msg" > "$D/ec3.sig"
+	openssl dgst -sha256 -verify "$D/ec.pub" -signature "$D/ec3.sig" "$D/msg"
+	# a P-256 key and its public file as openssl sees it
+	openssl pkey -pubin -in "$D/ec.pub" -noout -text | grep -q 'NIST CURVE: P-256'
+	run ! openssl dgst -sha256 -verify "$D/rsa.pub" -signature "$D/ec.sig" "$D/msg"
+}
+
+@test "keycreate --rsa, sign --scheme rsassa and rsapss: openssl verifies both" {
+	tb sign -k "$D/rsa.key" -i "$D/msg" -o "$D/r.sig"
+	openssl dgst -sha256 -verify "$D/rsa.pub" -signature "$D/r.sig" "$D/msg"
+	[ "$(stat -c %s "$D/r.sig")" = 256 ]
+	tb sign -k "$D/rsa.key" --scheme rsapss -i "$D/msg" -o "$D/p.sig"
+	openssl dgst -sha256 -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:-2 \
+		-verify "$D/rsa.pub" -signature "$D/p.sig" "$D/msg"
+	# the PSS signature is no PKCS#1 v1.5 one
+	run ! openssl dgst -sha256 -verify "$D/rsa.pub" -signature "$D/p.sig" "$D/msg"
+}
+
+@test "the key files load in tpm2-tools (tpm2_load under the SRK): same name, tpm2_sign signs for PUB.pem" {
+	tss2_pieces "$D/ec.key" "$D/ecp"
+	tpm2_readpublic -Q -c 0x81000001 >/dev/null 2>&1 ||
+		tb persist --srk >/dev/null
+	t2_flush
+	tpm2_load -Q -C 0x81000001 -u "$D/ecp/pub" -r "$D/ecp/priv" -c "$D/ecp.ctx"
+	t2_flush
+	[ "$(tpm2_readpublic -c "$D/ecp.ctx" | sed -n 's/^name: //p')" = "$(cat "$D/ec.name")" ]
+	t2_flush
+	run tpm2_readpublic -c "$D/ecp.ctx"
+	t2_flush
+	assert_output --partial fixedtpm
+	assert_output --partial sensitivedataorigin
+	tpm2_sign -c "$D/ecp.ctx" -g sha256 -s ecdsa -f plain -o "$D/t2.sig" "$D/msg"
+	openssl dgst -sha256 -verify "$D/ec.pub" -signature "$D/t2.sig" "$D/msg"
+}
+
+@test "the OpenSSH line: ssh-keygen reads it, with the fingerprint of the SPKI key" {
+	for k in ec rsa; do
+		run ssh-keygen -l -f "$D/$k.ssh"
+		assert_success
+		a=$(echo "$output" | awk '{print $2}')
+		b=$(ssh-keygen -i -m PKCS8 -f "$D/$k.pub" | ssh-keygen -l -f - | awk '{print $2}')
+		[ -n "$a" ] && [ "$a" = "$b" ]
+	done
+	grep -q '^ecdsa-sha2-nistp256 ' "$D/ec.ssh"
+	grep -q '^ssh-rsa ' "$D/rsa.ssh"
+}
+
+@test "decrypt: what openssl encrypted (OAEP-SHA256) to an RSA-3072 key with a value; the wrong value is exit 4; neither the value nor the plaintext is on the bus" {
+	printf 'PlainTextSecret42' > "$D/pt"
+	openssl pkeyutl -encrypt -pubin -inkey "$D/dec.pub" \
+		-pkeyopt rsa_padding_mode:oaep -pkeyopt rsa_oaep_md:sha256 \
+		-in "$D/pt" -out "$D/ct"
+	tb --trace decrypt -k "$D/dec.key" --auth str:Decrypt0r -i "$D/ct" \
+		-o "$D/pt.out" 2> "$BATS_TEST_TMPDIR/trace"
+	cmp "$D/pt" "$D/pt.out"
+	[ "$(stat -c %a "$D/pt.out")" = 600 ]
+	grep -q TPM2_RSA_Decrypt "$BATS_TEST_TMPDIR/trace"
+	tr -d ' \n' < "$BATS_TEST_TMPDIR/trace" | tr A-F a-f > "$BATS_TEST_TMPDIR/wire"
+	# the ciphertext is on the bus (the check can see), the rest is not
+	grep -q "$(head -c 24 "$D/ct" | od -An -tx1 | tr -d ' \n')" "$BATS_TEST_TMPDIR/wire"
+	! grep -q "$(printf PlainTextSecret42 | od -An -tx1 | tr -d ' \n')" "$BATS_TEST_TMPDIR/wire"
+	! grep -q "$(printf Decrypt0r | od -An -tx1 | tr -d ' \n')" "$BATS_TEST_TMPDIR/wire"
+	run tb decrypt -k "$D/dec.key" --auth str:wrong -i "$D/ct"
+	assert_failure 4
+	tpm2_dictionarylockout -Q -c >/dev/null 2>&1 || true
+	# stdout and stdin
+	tb decrypt -k "$D/dec.key" --auth str:Decrypt0r < "$D/ct" | cmp - "$D/pt"
+}
+
+@test "a key with a value: sign needs it (exit 4 without it), and the value is never on the bus at keycreate" {
+	tb --trace keycreate --auth str:SignSecretValue -o "$D/eca.key" \
+		--pub "$D/eca.pub" 2> "$BATS_TEST_TMPDIR/trace" >/dev/null
+	grep -q TPM2_Create "$BATS_TEST_TMPDIR/trace"
+	! tr -d ' \n' < "$BATS_TEST_TMPDIR/trace" | tr A-F a-f |
+		grep -q "$(printf SignSecretValue | od -An -tx1 | tr -d ' \n')"
+	run tb sign -k "$D/eca.key" -i "$D/msg" -o "$D/eca.sig"
+	assert_failure 4
+	tpm2_dictionarylockout -Q -c >/dev/null 2>&1 || true
+	tb sign -k "$D/eca.key" --auth str:SignSecretValue -i "$D/msg" -o "$D/eca.sig"
+	openssl dgst -sha256 -verify "$D/eca.pub" -signature "$D/eca.sig" "$D/msg"
+}
+
+@test "tpm2-openssl signs with a tpmbox key file (parent 0x40000001); openssl verifies" {
+	[ -e /usr/lib/x86_64-linux-gnu/ossl-modules/tpm2.so ] ||
+		skip "tpm2-openssl is not installed (make check installs it)"
+	TPM2OPENSSL_TCTI=$TPMBOX_TCTI openssl pkeyutl -sign -provider tpm2 \
+		-provider default -inkey "$D/ec.key" -in "$D/msg.dgst" \
+		-out "$D/o.sig"
+	t2_flush
+	openssl pkeyutl -verify -pubin -inkey "$D/ec.pub" -in "$D/msg.dgst" \
+		-sigfile "$D/o.sig"
+	TPM2OPENSSL_TCTI=$TPMBOX_TCTI openssl pkeyutl -sign -provider tpm2 \
+		-provider default -inkey "$D/rsa.key" -in "$D/msg.dgst" \
+		-out "$D/o2.sig"
+	t2_flush
+	openssl pkeyutl -verify -pubin -inkey "$D/rsa.pub" -in "$D/msg.dgst" \
+		-sigfile "$D/o2.sig"
+}
+
+@test "refusals: the wrong use, scheme or digest (exit 2), a damaged key file, a key of another TPM (exit 1, one sentence)" {
+	run tb sign -k "$D/dec.key" --auth str:Decrypt0r -i "$D/msg"
+	assert_failure 2
+	assert_output --partial "decryption key"
+	run tb decrypt -k "$D/rsa.key" -i "$D/ct"
+	assert_failure 2
+	run tb sign -k "$D/rsa.key" --scheme ecdsa -i "$D/msg"
+	assert_failure 2
+	run tb sign -k "$D/ec.key" --scheme rsapss -i "$D/msg"
+	assert_failure 2
+	run tb sign -k "$D/ec.key" -d 0011
+	assert_failure 2
+	run tb sign -k "$D/ec.key" -d "$(cat "$D/msg.hex")" -i "$D/msg"
+	assert_failure 2
+	run tb sign -k "$D/ec.key" --scheme md5 -i "$D/msg"
+	assert_failure 2
+	run tb decrypt -k "$D/dec.key" --auth str:Decrypt0r -i "$D/msg"
+	assert_failure 2
+	assert_output --partial "ciphertext"
+	run tb keycreate --ecc --usage decrypt -o "$BATS_TEST_TMPDIR/x"
+	assert_failure 2
+	run tb keycreate --rsa --bits 1024 -o "$BATS_TEST_TMPDIR/x"
+	assert_failure 2
+	run tb keycreate --rsa --ecc -o "$BATS_TEST_TMPDIR/x"
+	assert_failure 2
+	run tb keycreate -o "$D/ec.key"
+	assert_failure 2
+	assert_output --partial "use -f"
+	run tb sign -k "$D/ec.key" -i "$D/msg" -o "$D/ec.sig"
+	assert_failure 2
+	# a sealed blob is no key
+	tb seal -o "$BATS_TEST_TMPDIR/blob" "$D/msg"
+	run tb sign -k "$BATS_TEST_TMPDIR/blob" -i "$D/msg"
+	assert_failure 1
+	assert_output --partial "not a loadable key"
+	# a cut key file, and one whose private part is damaged
+	head -c 300 "$D/ec.key" > "$BATS_TEST_TMPDIR/cut"
+	run tb sign -k "$BATS_TEST_TMPDIR/cut" -i "$D/msg"
+	assert_failure
+	[ "$status" -le 2 ]
+	[ "${#lines[@]}" -le 2 ]
+	python3 - "$D/ec.key" "$BATS_TEST_TMPDIR/bad.key" <<'EOF'
+import base64, sys
+t = open(sys.argv[1]).read().split("\n")
+b = bytearray(base64.b64decode("".join(t[1:-2])))
+b[-20] ^= 1		# inside the private part's encrypted sensitive area
+body = base64.b64encode(bytes(b)).decode()
+open(sys.argv[2], "w").write(t[0] + "\n" + "\n".join(body[i:i + 64] for i in range(0, len(body), 64)) + "\n" + t[-2] + "\n")
+EOF
+	run tb sign -k "$BATS_TEST_TMPDIR/bad.key" -i "$D/msg"
+	assert_failure 1
+	# a key made in another TPM
+	OTHER=$BATS_FILE_TMPDIR/other
+	mkdir -p "$OTHER"
+	swtpm socket --tpm2 --server type=unixio,path="$OTHER/sock" \
+		--ctrl type=unixio,path="$OTHER/sock.ctrl" --tpmstate dir="$OTHER" \
+		--flags not-need-init,startup-clear --pid file="$OTHER/pid" --daemon
+	"$TPMBOX" -T "swtpm:path=$OTHER/sock" keycreate -o "$BATS_TEST_TMPDIR/other.key" >/dev/null
+	kill "$(cat "$OTHER/pid")"
+	run tb sign -k "$BATS_TEST_TMPDIR/other.key" -i "$D/msg"
+	assert_failure 1
+	assert_output --partial "another SRK"
+}
