@@ -414,6 +414,13 @@ static int fill_keyfile(struct keyfile *k, const struct seal_spec *s,
 	return 0;
 }
 
+/* Whether srk is the key the blob recorded as its parent. */
+static int name_is(const struct tpm2_srk *srk, const struct keyfile *k)
+{
+	return srk->pub.namelen == k->parent_namelen &&
+	       memcmp(srk->pub.name, k->parent_name, k->parent_namelen) == 0;
+}
+
 /* The SRK a blob goes under (tpm2_srk_find), with the hint for the one
  * refusal a user can mend here. */
 static int find_parent(struct tpm *t, const struct srk_want *want,
@@ -1107,8 +1114,25 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 		err_hint(e, "check it with tpm2_readpublic -c 0x81000001");
 		goto out;
 	}
-	if (srk->pub.namelen != k->parent_namelen ||
-	    memcmp(srk->pub.name, k->parent_name, k->parent_namelen)) {
+	if (!ek && !name_is(srk, k)) {
+		/* A blob sealed under the SRK an older tpmbox made (unique
+		 * filled with zeros) when none was persisted: made again,
+		 * for this blob only (2 more commands). */
+		struct tpm2_srk *old = calloc(1, sizeof(*old));
+
+		want.older = 1;
+		if (old && tpm2_srk_find(t, &want, old) == 0 &&
+		    name_is(old, k)) {
+			tpm2_srk_put(t, srk);
+			*srk = *old;
+		} else {
+			if (old)
+				tpm2_srk_put(t, old);
+			err_clear(e);
+		}
+		free(old);
+	}
+	if (!name_is(srk, k)) {
 		char have[2 * TPM2_NAME_MAX + 1], wanted[2 * TPM2_NAME_MAX + 1];
 
 		name_hex(srk->pub.name, srk->pub.namelen, have, sizeof(have));

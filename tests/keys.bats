@@ -132,11 +132,15 @@ teardown() { t2_flush; }
 	openssl pkeyutl -verify -pubin -inkey "$D/ec.pub" -in "$D/msg.dgst" \
 		-sigfile "$D/o.sig"
 	TPM2OPENSSL_TCTI=$TPMBOX_TCTI openssl pkeyutl -sign -provider tpm2 \
-		-provider default -inkey "$D/rsa.key" -in "$D/msg.dgst" \
-		-out "$D/o2.sig"
+		-provider default -inkey "$D/rsa.key" -pkeyopt digest:sha256 \
+		-in "$D/msg.dgst" -out "$D/o2.sig"
 	t2_flush
-	openssl pkeyutl -verify -pubin -inkey "$D/rsa.pub" -in "$D/msg.dgst" \
-		-sigfile "$D/o2.sig"
+	openssl pkeyutl -verify -pubin -inkey "$D/rsa.pub" -pkeyopt digest:sha256 \
+		-in "$D/msg.dgst" -sigfile "$D/o2.sig"
+	# and tpmbox verifies what tpm2-openssl signed the same way: openssl
+	# and tpmbox agree on the RSA signature
+	tb sign -k "$D/rsa.key" -d "$(cat "$D/msg.hex")" -o "$D/o3.sig"
+	cmp "$D/o2.sig" "$D/o3.sig"
 }
 
 @test "refusals: the wrong use, scheme or digest (exit 2), a damaged key file, a key of another TPM (exit 1, one sentence)" {

@@ -53,20 +53,27 @@ prop() { tpm2_getcap properties-variable | awk -v k="$1:" '$1 == k {print $2}'; 
 	[ -n "$a" ] && [ "$a" = "$b" ]
 }
 
-@test "takeown: the SRK is the key tpm2_createprimary makes from the TCG template" {
+@test "takeown: the SRK is the key tpm2_createprimary makes from the TCG H-2 template (empty unique), not the zero-filled one" {
 	fresh
 	run tb takeown
 	assert_success
 	name=$output
-	# tpm2-tools -u takes TPMU_PUBLIC_ID as C memory: x then y, each a
-	# little-endian size and a 128-byte buffer; 32 zero bytes each.
-	u=$BATS_TEST_TMPDIR/unique
-	{ printf '\x20\x00'; head -c 128 /dev/zero; printf '\x20\x00'; head -c 128 /dev/zero; } >"$u"
-	run tpm2_createprimary -C o -g sha256 -G ecc256:null:aes128cfb -a "$SRK_ATTRS" -u "$u" -c "$BATS_TEST_TMPDIR/p.ctx"
+	run tpm2_createprimary -C o -g sha256 -G ecc256:null:aes128cfb -a "$SRK_ATTRS" -c "$BATS_TEST_TMPDIR/p.ctx"
 	assert_success
 	run tpm2_readpublic -c "$BATS_TEST_TMPDIR/p.ctx"
 	t2_flush
 	assert_line "name: $name"
+	# the older template (unique of zeros) makes another key: the check
+	# above can tell them apart.  tpm2-tools -u takes TPMU_PUBLIC_ID as
+	# C memory: x then y, each a little-endian size and a 128-byte
+	# buffer; 32 zero bytes each.
+	u=$BATS_TEST_TMPDIR/unique
+	{ printf '\x20\x00'; head -c 128 /dev/zero; printf '\x20\x00'; head -c 128 /dev/zero; } >"$u"
+	run tpm2_createprimary -C o -g sha256 -G ecc256:null:aes128cfb -a "$SRK_ATTRS" -u "$u" -c "$BATS_TEST_TMPDIR/z.ctx"
+	assert_success
+	run tpm2_readpublic -c "$BATS_TEST_TMPDIR/z.ctx"
+	t2_flush
+	refute_line "name: $name"
 }
 
 @test "takeown --rsa: the RSA-2048 SRK, same as tpm2_createprimary's; openssl reads it" {
@@ -74,10 +81,8 @@ prop() { tpm2_getcap properties-variable | awk -v k="$1:" '$1 == k {print $2}'; 
 	run tb takeown --rsa --srk-pub "$BATS_TEST_TMPDIR/rsa.pem"
 	assert_success
 	name=$output
-	u=$BATS_TEST_TMPDIR/unique
-	# RSA: a little-endian size (256) and the 256 zero bytes.
-	{ printf '\x00\x01'; head -c 256 /dev/zero; } >"$u"
-	run tpm2_createprimary -C o -g sha256 -G rsa2048:null:aes128cfb -a "$SRK_ATTRS" -u "$u" -c "$BATS_TEST_TMPDIR/p.ctx"
+	# H-1: the unique field empty
+	run tpm2_createprimary -C o -g sha256 -G rsa2048:null:aes128cfb -a "$SRK_ATTRS" -c "$BATS_TEST_TMPDIR/p.ctx"
 	assert_success
 	run tpm2_readpublic -c "$BATS_TEST_TMPDIR/p.ctx"
 	t2_flush

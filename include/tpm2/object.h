@@ -104,11 +104,18 @@ int tpm2_public_same_template(const struct tpm2_public *made,
 			      const struct tpm2_public *tmpl);
 
 /* The TCG standard SRK template (TCG TPM v2.0 Provisioning Guidance,
- * storage key; EK Credential Profile template layout): ECC NIST P-256
- * (rsa = 0) or RSA-2048 (rsa = 1), nameAlg SHA-256, TPM2_SRK_ATTRS, empty
- * authPolicy, AES-128-CFB, NULL scheme and kdf, exponent 0, unique of key
- * size filled with zeros.  Fills p and finishes it (raw bytes). */
+ * storage key; the EK Credential Profile's H-2 layout for ECC, H-1 for
+ * RSA): ECC NIST P-256 (rsa = 0) or RSA-2048 (rsa = 1), nameAlg SHA-256,
+ * TPM2_SRK_ATTRS, empty authPolicy, AES-128-CFB, NULL scheme and kdf,
+ * exponent 0, an EMPTY unique field: the key systemd, tpm2-openssl,
+ * GnuPG's tpm2d and GRUB derive for parent 0x40000001.  Fills p and
+ * finishes it (raw bytes). */
 void tpm2_srk_template(struct tpm2_public *p, int rsa);
+/* The same with the unique field filled with zeros of the key's size: the
+ * EK Credential Profile's low-range layout (L-1, L-2), and the SRK
+ * tpmbox made before it derived the ecosystem's (its blobs and pins
+ * still name that key: tpm2_srk_find makes it when they do). */
+void tpm2_srk_template_zeros(struct tpm2_public *p, int rsa);
 /* Whether a public area read from the TPM is an SRK made from one of the
  * two standard templates (every field but the unique key).  *rsa gets
  * which one (may be NULL). */

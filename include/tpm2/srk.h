@@ -102,6 +102,12 @@ struct srk_want {
 	const uint8_t *name;	/* a further pin: a blob's recorded name */
 	size_t namelen;
 	const char *name_from;	/* for messages ("BLOB") */
+	int older;		/* make the SRK an older tpmbox made (unique
+				 * filled with zeros), not the persisted one:
+				 * for a key file that does not load under
+				 * the SRK of today's template */
+	int transient;		/* make it (today's template) even when one
+				 * is persisted */
 };
 
 /* The SRK: the standard one at 0x81000001, or one made from the template

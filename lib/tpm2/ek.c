@@ -18,7 +18,7 @@ static const uint8_t ek_policy[32] = {
 
 void tpm2_ek_template(struct tpm2_public *p, int rsa)
 {
-	tpm2_srk_template(p, rsa);
+	tpm2_srk_template_zeros(p, rsa);
 	p->attrs = TPM2_EK_ATTRS;
 	memcpy(p->policy, ek_policy, sizeof(ek_policy));
 	p->policylen = sizeof(ek_policy);

@@ -33,14 +33,18 @@ void key_template(struct tpm2_public *p, int rsa, int bits, int usage)
 	tpm2_public_finish(p);
 }
 
-/* The ECC SRK the keys live under (as AKs do). */
-static int srk(struct tpm *t, const uint8_t *owner, size_t ownerlen,
+/* The ECC SRK the keys live under (as AKs do): how 0 the persisted one
+ * or today's template, 1 today's template made even when one is
+ * persisted, 2 the zero-filled one an older tpmbox made. */
+static int srk(struct tpm *t, const uint8_t *owner, size_t ownerlen, int how,
 	       struct tpm2_srk *k)
 {
 	struct srk_want w;
 
 	memset(&w, 0, sizeof(w));
 	w.exact = 1;
+	w.transient = how == 1;
+	w.older = how == 2;
 	w.owner = owner;
 	w.ownerlen = owner ? ownerlen : 0;
 	return tpm2_srk_find(t, &w, k);
@@ -62,7 +66,7 @@ int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 		return err_set(t->e, EX_FAIL, "out of memory");
 	/* The session salted to the SRK: the auth value goes encrypted
 	 * (inSensitive is the first parameter), the answer is HMACed. */
-	if ((rc = srk(t, owner, ownerlen, k)) ||
+	if ((rc = srk(t, owner, ownerlen, 0, k)) ||
 	    (rc = tpm2_trust_start(t, k->handle, &k->pub))) {
 		tpm2_srk_put(t, k);
 		free(k);
@@ -144,7 +148,7 @@ int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 {
 	struct tpm2_srk *k = calloc(1, sizeof(*k));
 	struct tpm2_private priv;
-	int rc;
+	int rc, how, persisted = 0;
 	struct tb r;
 
 	if (!k)
@@ -156,7 +160,8 @@ int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 		return err_set(t->e, EX_FAIL, "KEY: malformed private part");
 	}
 	if (b->parent == TPM2_RH_OWNER) {
-		rc = srk(t, owner, ownerlen, k);
+		rc = srk(t, owner, ownerlen, 0, k);
+		persisted = !k->transient;
 	} else {
 		k->handle = b->parent;
 		rc = tpm2_readpublic(t, k->handle, &k->pub);
@@ -167,6 +172,24 @@ int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 		rc = tpm2_load(t, k->handle, k->pub.name, k->pub.namelen, NULL,
 			       &priv, pub, handle);
 	tpm2_srk_put(t, k);
+	/* Parent 0x40000001, and the TPM says the key is no child of the
+	 * SRK used: it may come from before tpmbox derived the ecosystem's
+	 * SRK (H-2, empty unique), under an SRK an older tpmbox persisted
+	 * or made from the zero-filled template.  Try today's template
+	 * (when the persisted one was used), then the older one; only this
+	 * failure costs the extra commands. */
+	for (how = persisted ? 1 : 2; rc && (rc == EX_FAIL || rc == EX_AUTH) &&
+	     t->e->rc && b->parent == TPM2_RH_OWNER && how <= 2; how++) {
+		struct tberr keep = *t->e;
+
+		if (srk(t, owner, ownerlen, how, k) == 0 &&
+		    tpm2_load(t, k->handle, k->pub.name, k->pub.namelen,
+			      NULL, &priv, pub, handle) == 0)
+			rc = 0;
+		else
+			*t->e = keep;
+		tpm2_srk_put(t, k);
+	}
 	free(k);
 	explicit_bzero(&priv, sizeof(priv));
 	if (rc && (rc == EX_AUTH || rc == EX_FAIL) && t->e->rc)

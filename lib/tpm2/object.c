@@ -201,6 +201,13 @@ int tpm2_public_get2b(struct tb *b, struct tpm2_public *o, struct tberr *e)
 
 void tpm2_srk_template(struct tpm2_public *p, int rsa)
 {
+	tpm2_srk_template_zeros(p, rsa);
+	p->rsa_nlen = p->ecc_xlen = p->ecc_ylen = 0;
+	tpm2_public_finish(p);
+}
+
+void tpm2_srk_template_zeros(struct tpm2_public *p, int rsa)
+{
 	memset(p, 0, sizeof(*p));
 	p->type = rsa ? TPM2_ALG_RSA : TPM2_ALG_ECC;
 	p->name_alg = TPM2_ALG_SHA256;

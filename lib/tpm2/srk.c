@@ -322,6 +322,18 @@ int tpm2_srk_check(struct tpm *t, const struct tpm2_public *pub,
 	return check_pins(t, NULL, where, pub);
 }
 
+/* Whether every name set (the pin's, the blob's) is pub's. */
+static int names_ok(const struct tpm *t, const struct srk_want *w,
+		    const struct tpm2_public *pub)
+{
+	const struct srk_pin *p = t->trust ? &t->trust->pin : NULL;
+
+	return (!p || !p->set ||
+		name_eq(p->name, p->namelen, pub->name, pub->namelen)) &&
+	       (!w || !w->name ||
+		name_eq(w->name, w->namelen, pub->name, pub->namelen));
+}
+
 static int pinned(const struct tpm *t, const struct srk_want *w)
 {
 	return tpm_trust_pinned(t) || (w && w->name);
@@ -419,7 +431,7 @@ int tpm2_trust_null(struct tpm *t, const char *why)
 /* ---- the SRK ---- */
 
 static int make_srk(struct tpm *t, const struct srk_want *w, int rsa,
-		    struct tpm2_srk *k)
+		    int zeros, struct tpm2_srk *k)
 {
 	struct tpm2_public *tmpl = calloc(1, sizeof(*tmpl));
 	struct tpm2_auth a;
@@ -427,7 +439,10 @@ static int make_srk(struct tpm *t, const struct srk_want *w, int rsa,
 
 	if (!tmpl)
 		return err_set(t->e, EX_FAIL, "out of memory");
-	tpm2_srk_template(tmpl, rsa);
+	if (zeros)
+		tpm2_srk_template_zeros(tmpl, rsa);
+	else
+		tpm2_srk_template(tmpl, rsa);
 	if (w && w->owner && w->ownerlen) {
 		/* The owner value keys a salted session; it is never sent. */
 		if ((rc = tpm2_trust_null(t, "the owner auth "
@@ -464,6 +479,15 @@ int tpm2_srk_find(struct tpm *t, const struct srk_want *w,
 	int rc, rsa = -1, standard;
 
 	memset(k, 0, sizeof(*k));
+	if (w && (w->older || w->transient)) {
+		rsa = w->rsa;
+		if ((rc = make_srk(t, w, rsa, w->older, k)))
+			return rc;
+		if ((rc = check_pins(t, w, "the SRK made with "
+				     "TPM2_CreatePrimary", &k->pub)))
+			tpm2_srk_put(t, k);
+		return rc;
+	}
 	if (t->trust && t->trust->have_srk) {
 		k->pub = t->trust->srk;
 		rc = 0;
@@ -498,14 +522,28 @@ int tpm2_srk_find(struct tpm *t, const struct srk_want *w,
 	rsa = w ? w->rsa : 0;
 	if (p && p->set && !(w && w->exact) && p->type)
 		rsa = p->type == TPM2_ALG_RSA;
-	if ((rc = make_srk(t, w, rsa, k)))
+	if ((rc = make_srk(t, w, rsa, 0, k)))
 		return rc;
+	if (!names_ok(t, w, &k->pub)) {
+		/* A blob or pin that names an SRK tpmbox made before it
+		 * derived the ecosystem's (the unique field filled with
+		 * zeros) */
+		tpm2_srk_put(t, k);
+		if ((rc = make_srk(t, w, rsa, 1, k)))
+			return rc;
+	}
 	if (p && p->set && !p->type && !(w && w->exact) &&
 	    !name_eq(p->name, p->namelen, k->pub.name, k->pub.namelen)) {
-		/* A pin by name alone: the other template may be it. */
+		/* A pin by name alone: the other template may be it, in
+		 * either form. */
 		tpm2_srk_put(t, k);
-		if ((rc = make_srk(t, w, !rsa, k)))
+		if ((rc = make_srk(t, w, !rsa, 0, k)))
 			return rc;
+		if (!names_ok(t, w, &k->pub)) {
+			tpm2_srk_put(t, k);
+			if ((rc = make_srk(t, w, !rsa, 1, k)))
+				return rc;
+		}
 	}
 	if ((rc = check_pins(t, w, "the SRK made with TPM2_CreatePrimary",
 			     &k->pub))) {

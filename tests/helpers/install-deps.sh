@@ -18,13 +18,15 @@ tiny="$build musl-tools"
 # tpm-tools and tpm-quote-tools: the TPM 1.2 oracle, tests/helpers/tcsd.bash;
 # pesign, osslsigncode and the EFI binaries of systemd-boot-efi, shim-signed
 # and grub-efi-amd64-signed: tests/pcrpredict.bats's Authenticode oracles;
-# and systemd's systemd-measure and the swtpm TCTI it loads: issue 11's oracle).
+# and systemd's systemd-measure and the swtpm TCTI it loads: issue 11's oracle;
+# tpm2-openssl and ssh-keygen: issue 14's keys, tests/keys.bats).
 check="$demo $tiny swtpm-tools bats bats-assert bats-support tpm2-tools socat
 	openssl age xxd jq bc file procps passwd groff-base python3 time util-linux
 	strace trousers tpm-tools tpm-quote-tools systemd libtss2-tcti-swtpm0
 	clang clang-tools libclang-rt-14-dev valgrind cppcheck
 	qemu-system-x86 ovmf busybox-static cpio cryptsetup-bin initramfs-tools-core
-	pesign osslsigncode systemd-boot-efi shim-signed grub-efi-amd64-signed"
+	pesign osslsigncode systemd-boot-efi shim-signed grub-efi-amd64-signed
+	tpm2-openssl openssh-client"
 # The VM's LUKS scenarios build real images: cryptsetup's initramfs hook
 # and dracut's tools (both fit beside each other; without their
 # recommends, which would bring a mail server, LVM and mdadm).

@@ -3,9 +3,11 @@
  * (TPMT_PUBLIC layout) and the TCG Provisioning Guidance SRK template:
  * ECC: type 0023, nameAlg 000b, attributes 00030472, empty policy,
  * AES(0006) 128(0080) CFB(0043), scheme NULL(0010), curve 0003, kdf NULL,
- * unique x and y of 32 zero bytes; RSA: 0001, ..., keyBits 0800,
- * exponent 0, unique of 256 zero bytes.  That swtpm derives the same
- * key from these bytes as tpm2-tools does is checked in takeown.bats. */
+ * an empty unique (H-2; RSA: 0001, ..., keyBits 0800, exponent 0, empty
+ * unique: H-1); the older form (tpm2_srk_template_zeros, the EK low
+ * range's layout) has unique x and y of 32 zero bytes, or 256 for RSA.
+ * That swtpm derives the same key from these bytes as tpm2-tools and
+ * tpm2-openssl do is checked in takeown.bats and keys.bats. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,10 +34,20 @@ static void test_srk_ecc(void)
 	size_t n;
 	int rsa = -1;
 
+	/* the older form, with zeros */
 	n = hx("0023000b000304720000000600800043001000030010"
 	       "0020000000000000000000000000000000000000000000000000000000000000"
 	       "00000020000000000000000000000000000000000000000000000000000000"
 	       "0000000000", want, sizeof(want));
+	tpm2_srk_template_zeros(&p, 0);
+	CHECK(p.rawlen == n);
+	CHECK_MEM(p.raw, want, n);
+	CHECK(tpm2_srk_matches(&p, &rsa) && rsa == 0);
+	CHECK(tpm2_public_parse(p.raw, p.rawlen, &q, &e) == 0);
+	CHECK(q.ecc_xlen == 32 && q.ecc_ylen == 32);
+	/* H-2: the unique field empty */
+	n = hx("0023000b000304720000000600800043001000030010"
+	       "00000000", want, sizeof(want));
 	tpm2_srk_template(&p, 0);
 	CHECK(p.rawlen == n);
 	CHECK_MEM(p.raw, want, n);
@@ -48,7 +60,7 @@ static void test_srk_ecc(void)
 	CHECK(q.type == TPM2_ALG_ECC && q.name_alg == TPM2_ALG_SHA256 &&
 	      q.attrs == 0x30472 && q.sym_alg == TPM2_ALG_AES &&
 	      q.sym_bits == 128 && q.sym_mode == TPM2_ALG_CFB &&
-	      q.curve == TPM2_ECC_NIST_P256 && q.ecc_xlen == 32);
+	      q.curve == TPM2_ECC_NIST_P256 && q.ecc_xlen == 0);
 	CHECK(q.namelen == p.namelen);
 	CHECK_MEM(q.name, p.name, p.namelen);
 	/* Near misses are not the SRK. */
@@ -77,13 +89,20 @@ static void test_srk_rsa(void)
 	       "0100", want, sizeof(want));
 	memset(want + n, 0, 256);
 	n += 256;
+	tpm2_srk_template_zeros(&p, 1);
+	CHECK(p.rawlen == n);
+	CHECK_MEM(p.raw, want, n);
+	CHECK(tpm2_srk_matches(&p, &rsa) && rsa == 1);
+	/* H-1: the unique field empty */
+	n = hx("0001000b0003047200000006008000430010080000000000"
+	       "0000", want, sizeof(want));
 	tpm2_srk_template(&p, 1);
 	CHECK(p.rawlen == n);
 	CHECK_MEM(p.raw, want, n);
 	CHECK(tpm2_srk_matches(&p, &rsa) && rsa == 1);
 	CHECK(tpm2_public_parse(p.raw, p.rawlen, &q, &e) == 0);
 	CHECK(q.type == TPM2_ALG_RSA && q.rsa_bits == 2048 &&
-	      q.rsa_exp == 0 && q.rsa_nlen == 256);
+	      q.rsa_exp == 0 && q.rsa_nlen == 0);
 	q.rsa_bits = 3072;
 	CHECK(!tpm2_srk_matches(&q, NULL));
 }
@@ -203,6 +222,7 @@ static void test_same_template(void)
 	p = t;
 	memset(p.ecc_x, 0x11, 32);
 	memset(p.ecc_y, 0x22, 32);
+	p.ecc_xlen = p.ecc_ylen = 32;
 	CHECK(tpm2_public_finish(&p) == 0);
 	/* as the TPM's answer is read: parsed from its bytes */
 	CHECK(tpm2_public_parse(p.raw, p.rawlen, &q, &e) == 0);
@@ -222,6 +242,7 @@ static void test_same_template(void)
 	tpm2_srk_template(&t, 1);
 	p = t;
 	memset(p.rsa_n, 0x5a, 256);
+	p.rsa_nlen = 256;
 	CHECK(tpm2_public_finish(&p) == 0);
 	CHECK(tpm2_public_parse(p.raw, p.rawlen, &q, &e) == 0);
 	CHECK(tpm2_public_same_template(&q, &t));
