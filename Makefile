@@ -81,9 +81,9 @@ TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
 # full system can send them; and ekcert, whose X.509 path validation is
 # mbedTLS's X.509 layer, which tiny/mbedtls-config.h leaves out (the
 # small build links libmbedcrypto only): a verifier checks the EK
-# certificate, not the initramfs; and keyimport, a provisioning step
-# run on a full system (or offline, --to), never at boot.
-TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport
+# certificate, not the initramfs; and the keys in the TPM (keyimport,
+# keycreate, sign, decrypt), run on a full system, never at boot.
+TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport keycreate sign decrypt
 # The small build keeps the applets' --help texts packed (about 42 KiB of
 # text in 12 KiB, tiny/packhelp.c): taken from the default build's
 # output, so `tpmbox-tiny A --help` prints the very same bytes.

@@ -350,6 +350,63 @@ if command -v openssl >/dev/null && "$TPMBOX" seal --help | grep -q -- --authori
 	signed_bench
 fi
 
+# ---- keys in the TPM (issue 14) -----------------------------------------------
+# sign a SHA-256 digest with a P-256 key that lives in the TPM: tpmbox sign
+# (loads the key file under the SRK, signs, flushes: one process) against
+# tpm2_sign on a context tpm2_load saved (one process, the key already
+# loaded once), tpm2_load + tpm2_sign (the same job as tpmbox's, two
+# processes), and openssl with Debian's tpm2-openssl provider (one process,
+# which also loads the key under its own SRK).
+wf_key_tpmbox() { tb sign -k "$KEY_D/k.pem" -d "$DIGEST" -f -o "$KEY_D/s" ; }
+wf_key_t2() { t2 tpm2_sign -Q -c "$KEY_D/k.ctx" -g sha256 -d -o "$KEY_D/s2" "$KEY_D/dgst"; }
+wf_key_t2load() {
+	t2 tpm2_load -Q -C 0x81000001 -u "$KEY_D/pub" -r "$KEY_D/priv" -c "$KEY_D/l.ctx"
+	t2 tpm2_sign -Q -c "$KEY_D/l.ctx" -g sha256 -d -o "$KEY_D/s3" "$KEY_D/dgst"
+}
+wf_key_ossl() {
+	t2 openssl pkeyutl -sign -provider tpm2 -provider default \
+		-inkey "$KEY_D/k.pem" -in "$KEY_D/dgst" -out "$KEY_D/s4"
+}
+sign_bench() {
+	local d=$BENCH_DIR/key a b c o
+	mkdir -p "$d"
+	KEY_D=$d
+	"$TPMBOX" takeown >/dev/null 2>&1 || true
+	"$TPMBOX" keycreate --ecc -o "$d/k.pem" --pub "$d/k.pub.pem" >/dev/null
+	printf '%s' "$DIGEST" | xxd -r -p > "$d/dgst"
+	tss2_split "$d/k.pem" "$d"
+	tpm2_load -Q -C 0x81000001 -u "$d/pub" -r "$d/priv" -c "$d/k.ctx"
+	tpm2_flushcontext -t
+	# every signature verifies, or the rows mean nothing
+	wf_key_tpmbox; wf_key_t2; wf_key_t2load
+	openssl pkeyutl -verify -pubin -inkey "$d/k.pub.pem" -in "$d/dgst" \
+		-sigfile "$d/s" >/dev/null
+	echo
+	echo "keys in the TPM: sign a SHA-256 digest with a P-256 key ($RUNS runs, median)"
+	a=$(median_us wf_key_tpmbox)
+	b=$(median_us wf_key_t2)
+	c=$(median_us wf_key_t2load)
+	printf '%-44s %6s %10s %8s\n' "workflow" "procs" "ms" "ratio"
+	printf '%-44s %6s %10s\n' "tpmbox sign (load, sign)" 1 "$(ms "$a")"
+	printf '%-44s %6s %10s %8s\n' "tpm2_sign, key loaded before (ContextLoad)" 1 \
+		"$(ms "$b")" "$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}')"
+	printf '%-44s %6s %10s %8s\n' "tpm2_load + tpm2_sign" 2 \
+		"$(ms "$c")" "$(awk -v a="$a" -v b="$c" 'BEGIN {printf "%.3f", a / b}')"
+	if TPM2OPENSSL_TCTI=$TPMBOX_TCTI wf_key_ossl 2>/dev/null; then
+		o=$(TPM2OPENSSL_TCTI=$TPMBOX_TCTI median_us wf_key_ossl)
+		printf '%-44s %6s %10s %8s\n' "openssl pkeyutl -provider tpm2" 1 \
+			"$(ms "$o")" "$(awk -v a="$a" -v b="$o" 'BEGIN {printf "%.3f", a / b}')"
+	else
+		echo "openssl with tpm2-openssl: not measured (provider missing or it cannot load the key)"
+	fi
+}
+if "$TPMBOX" sign --help >/dev/null 2>&1 && command -v xxd >/dev/null; then
+	sign_bench
+else
+	echo
+	echo "keys in the TPM: not measured (this tpmbox has no sign applet)"
+fi
+
 # ---- TPM 1.2 (issue 12) ------------------------------------------------------
 # swtpm in 1.2 mode and tcsd as the tests start them (tests/helpers/tcsd.bash,
 # sourced in a subshell), ownership taken by tpm_takeownership -y -z.

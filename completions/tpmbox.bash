@@ -11,6 +11,7 @@ _tpmbox_opts() {
 	checkquote) echo "-k --srk-name --srk-pub -n -p --msg --sig --pcrs --eventlog --imalog --json -T --tcti --timeout --trace -h --help" ;;
 	clearall) echo "--lockout-auth --platform --yes --dry-run --ppi --owner-auth --physical-presence --reenable --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	dalock) echo "--reset --set --lockout-auth --json --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	decrypt) echo "-k -i --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	ekcert) echo "--rsa --ecc --all -o -f --ca --json --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	ekpub) echo "--rsa --ecc --template -o --pub --name -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	eventlog) echo "--json --pcrs --check -T --tcti --timeout --trace -h --help" ;;
@@ -19,6 +20,7 @@ _tpmbox_opts() {
 	getrandom) echo "--hex -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	imalog) echo "--json --pcrs --check -b -T --tcti --timeout --trace -h --help" ;;
 	info) echo "--json -T --tcti --timeout --trace -h --help" ;;
+	keycreate) echo "--ecc --rsa --bits --usage --auth -o --pub --ssh-pub --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	keyimport) echo "-i -o --usage --auth --pub --to --owner-auth --tofu -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	makecredential) echo "--ek --name -i -o -f -T --tcti --timeout --trace -h --help" ;;
 	nvdefine) echo "-s -a -t -g --auth --owner-auth --platform-auth --allow-irreversible --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -39,6 +41,7 @@ _tpmbox_opts() {
 	recover) echo "-k --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
 	reseal) echo "-k --recovery-code --old-auth --signature -p -P --authorized-by --auth --owner-auth --escrow --escrow-out --recovery-code-out --new-recovery-code --drop-escrow -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	seal) echo "-p -P --authorized-by --bank --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code --to --to-ek --srk-auth --format -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	sign) echo "-k -d -i --scheme --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --rsa --force --max-tries --recovery-time --lockout-recovery --banks --platform-auth --ek --dry-run --json -v --srk-auth --srk-name --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	unseal) echo "--signature --auth --owner-auth --srk-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	esac
@@ -79,7 +82,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate checkquote clearall dalock ekcert ekpub eventlog evict extend getrandom imalog info keyimport makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal takeown unseal"
+_tpmbox_applets="activatecredential akcreate checkquote clearall dalock decrypt ekcert ekpub eventlog evict extend getrandom imalog info keycreate keyimport makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal sign takeown unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

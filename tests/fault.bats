@@ -107,6 +107,19 @@ prep_state() {
 		tb seal --to-ek "$FD/ek.pub" -o "$FD/ekblob" "$FD/data32" \
 			>/dev/null 2>&1 || true
 	fi
+	# sign's and decrypt's keys (made again after clearall: a new SRK);
+	# decrypt's ciphertext made by openssl
+	if has_applet keycreate &&
+	   ! tb sign -k "$FD/sk.key" -i "$FD/data32" -f -o "$FD/sk.sig" \
+		>/dev/null 2>&1; then
+		tb keycreate -f -o "$FD/sk.key" --pub "$FD/sk.pub" \
+			>/dev/null 2>&1 || true
+		tb keycreate --rsa --usage decrypt -f -o "$FD/dk.key" \
+			--pub "$FD/dk.pub" >/dev/null 2>&1 &&
+		openssl pkeyutl -encrypt -pubin -inkey "$FD/dk.pub" \
+			-pkeyopt rsa_padding_mode:oaep -pkeyopt rsa_oaep_md:sha256 \
+			-in "$FD/data32" -out "$FD/dk.ct" 2>/dev/null || true
+	fi
 	# unseal-or's blob: two states of PCR 15 (the extend recipe
 	# extends 16), the TPM in the second
 	# (made again after clearall: a new SRK)
@@ -307,6 +320,20 @@ recipe() {
 		ARGS=(unseal --auth str:pw -o "$OUT" "$FD/blob")
 		# The response is HMAC-checked and encrypted: an exit-0 unseal
 		# must give exactly the secret, damage or not.
+		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
+	keycreate) OUT=$FD/out; ARGS=(keycreate -o "$OUT")
+		# an exit-0 key file loads and signs (sign checks the
+		# signature with the file's public key)
+		CHECK='tb sign -k "$OUT" -i "$FD/data32" -f -o "$FD/kc.sig"' ;;
+	sign) OUT=$FD/out
+		[ -s "$FD/sk.key" ] || return 2
+		ARGS=(sign -k "$FD/sk.key" -i "$FD/data32" -o "$OUT")
+		# an exit-0 signature verifies for the key (openssl)
+		CHECK='openssl dgst -sha256 -verify "$FD/sk.pub" -signature "$OUT" "$FD/data32" >/dev/null' ;;
+	decrypt) OUT=$FD/out
+		[ -s "$FD/dk.ct" ] || return 2
+		ARGS=(decrypt -k "$FD/dk.key" -i "$FD/dk.ct" -o "$OUT")
+		# an exit-0 plaintext is exactly what openssl encrypted
 		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
 	keyimport) OUT=$FD/out
 		# an openssl key into the TPM under the pinned SRK: an exit-0

@@ -142,13 +142,19 @@ out:
 	return rc;
 }
 
+/* TPM_RC_INTEGRITY (a format-one code: a parameter's or handle's) */
+static int integrity(uint32_t rc)
+{
+	return (rc & 0x80) && (rc & 0x3f) == 0x1f;
+}
+
 int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 		size_t ownerlen, int salt, uint32_t *handle,
 		struct tpm2_public *pub)
 {
 	struct tpm2_srk *k = calloc(1, sizeof(*k));
 	struct tpm2_private priv;
-	int rc, how, persisted = 0;
+	int rc, how, persisted = 0, not_child = 0;
 	struct tb r;
 
 	if (!k)
@@ -168,18 +174,21 @@ int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 	}
 	if (rc == 0 && salt)
 		rc = tpm2_trust_start(t, k->handle, &k->pub);
-	if (rc == 0)
+	if (rc == 0) {
 		rc = tpm2_load(t, k->handle, k->pub.name, k->pub.namelen, NULL,
 			       &priv, pub, handle);
+		not_child = rc && integrity(t->e->rc);
+	}
 	tpm2_srk_put(t, k);
-	/* Parent 0x40000001, and the TPM says the key is no child of the
-	 * SRK used: it may come from before tpmbox derived the ecosystem's
-	 * SRK (H-2, empty unique), under an SRK an older tpmbox persisted
-	 * or made from the zero-filled template.  Try today's template
-	 * (when the persisted one was used), then the older one; only this
-	 * failure costs the extra commands. */
-	for (how = persisted ? 1 : 2; rc && (rc == EX_FAIL || rc == EX_AUTH) &&
-	     t->e->rc && b->parent == TPM2_RH_OWNER && how <= 2; how++) {
+	/* Parent 0x40000001, and TPM2_Load says the key is no child of the
+	 * SRK used (its integrity check failed): it may come from before
+	 * tpmbox derived the ecosystem's SRK (H-2, empty unique), under an
+	 * SRK an older tpmbox persisted or made from the zero-filled
+	 * template.  Try today's template (when the persisted one was
+	 * used), then the older one; only this failure costs the extra
+	 * commands. */
+	for (how = persisted ? 1 : 2; rc && not_child &&
+	     b->parent == TPM2_RH_OWNER && how <= 2; how++) {
 		struct tberr keep = *t->e;
 
 		if (srk(t, owner, ownerlen, how, k) == 0 &&
@@ -223,6 +232,11 @@ static void key_auth(struct tpm *t, struct tpm2_call *c, uint32_t key,
 {
 	struct tpm2_session *s = tpm2_trust_session(t);
 
+	if (!s) {	/* key_load starts it: never without */
+		tpm2_auth_pw(a, NULL, 0);
+		c->na = 0;
+		return;
+	}
 	tpm2_session_set_flags(s, flags);
 	tpm2_session_use(s, a, auth, authlen);
 	c->nh = 1;
@@ -277,6 +291,9 @@ int key_sign(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	tb_put_u32(&b, TPM2_RH_NULL);
 	tb_put_u16(&b, 0);
 	key_auth(t, &c, key, pub, auth, authlen, &a, 0);
+	if (!c.na)
+		return err_set(t->e, EX_FAIL, "TPM2_Sign: no session salted "
+			       "to the key's parent");
 	c.params = p;
 	c.plen = b.len;
 	if ((rc = tpm2_call(t, &c)))
@@ -331,10 +348,13 @@ int key_decrypt(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	tb_put_u16(&b, 0);
 	/* the message comes back encrypted in the session */
 	key_auth(t, &c, key, pub, auth, authlen, &a, SESS_ENC_RSP);
+	if (!c.na)
+		return err_set(t->e, EX_FAIL, "TPM2_RSA_Decrypt: no session "
+			       "salted to the key's parent");
 	c.params = p;
 	c.plen = b.len;
 	rc = tpm2_call(t, &c);
-	tpm2_session_set_flags(tpm2_trust_session(t), 0);
+	tpm2_session_set_flags(tpm2_trust_session(t), 0);	/* not NULL */
 	if (rc)
 		return rc;
 	tb_init_read(&r, c.rparams, c.rplen);

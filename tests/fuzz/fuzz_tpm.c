@@ -9,6 +9,7 @@
 #include "tpm2/constants.h"
 #include "tpm2/cred.h"
 #include "tpm2/dup.h"
+#include "tpm2/key.h"
 #include "tpm2/ek.h"
 #include "tpm2/nv.h"
 #include "tpm2/object.h"
@@ -39,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_feed(data + 2, size - 2);
 	if (tpm_open(&t, "fuzz", 2, &e))
 		return 0;
-	switch (op % 17) {
+	switch (op % 19) {
 	case 0:
 		tpm2_getrandom(t, buf, (size_t)arg * 4 + 1);
 		break;
@@ -252,6 +253,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tpm2_auth_pw(&a, NULL, 0);
 		if (tpm2_pcr_implemented(t, &impl, &n) == 0)
 			tpm2_pcr_allocate(t, &a, &impl, &res);
+		break;
+	}
+	case 17:
+	case 18: {
+		/* keys in the TPM: the SRK found or made, the session, Load,
+		 * then TPM2_Sign (its signature checked) or TPM2_RSA_Decrypt */
+		static struct ak_blob b;
+		static struct tpm2_public tmpl, pub;
+		static struct quote_sig sig;
+		static uint8_t out[512];
+		static const uint8_t dg[32], ct[256];
+		uint32_t h = 0;
+		size_t n;
+		struct tb w;
+
+		key_template(&tmpl, op % 19 == 18, 2048, op % 19 == 18 ?
+			     KEY_USE_DECRYPT : KEY_USE_SIGN);
+		b.parent = arg & 1 ? TPM2_RH_OWNER : 0x81000001;
+		tb_init(&w, b.pub, sizeof(b.pub));
+		tb_put_tpm2b(&w, tmpl.raw, tmpl.rawlen);
+		b.publen = w.len;
+		b.priv[1] = 8;
+		b.privlen = 10;
+		if (key_load(t, &b, NULL, 0, &h, &pub) == 0) {
+			if (op % 19 == 17)
+				key_sign(t, h, &pub, NULL, 0, TPM2_ALG_ECDSA,
+					 dg, sizeof(dg), &sig);
+			else
+				key_decrypt(t, h, &pub, NULL, 0, ct, sizeof(ct),
+					    out, sizeof(out), &n);
+		}
 		break;
 	}
 	}
