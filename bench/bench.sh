@@ -358,10 +358,16 @@ fi
 # processes), and openssl with Debian's tpm2-openssl provider (one process,
 # which also loads the key under its own SRK).
 wf_key_tpmbox() { tb sign -k "$KEY_D/k.pem" -d "$DIGEST" -f -o "$KEY_D/s" ; }
-wf_key_t2() { t2 tpm2_sign -Q -c "$KEY_D/k.ctx" -g sha256 -d -o "$KEY_D/s2" "$KEY_D/dgst"; }
+# tpm2-tools leaves the object it loaded in the TPM (swtpm has no resource
+# manager): a flush is part of each job, as tpmbox's own flush is
+wf_key_t2() {
+	t2 tpm2_sign -Q -c "$KEY_D/k.ctx" -g sha256 -d -o "$KEY_D/s2" "$KEY_D/dgst"
+	t2 tpm2_flushcontext -t
+}
 wf_key_t2load() {
 	t2 tpm2_load -Q -C 0x81000001 -u "$KEY_D/pub" -r "$KEY_D/priv" -c "$KEY_D/l.ctx"
 	t2 tpm2_sign -Q -c "$KEY_D/l.ctx" -g sha256 -d -o "$KEY_D/s3" "$KEY_D/dgst"
+	t2 tpm2_flushcontext -t
 }
 wf_key_ossl() {
 	t2 openssl pkeyutl -sign -provider tpm2 -provider default \
@@ -375,9 +381,10 @@ sign_bench() {
 	"$TPMBOX" keycreate --ecc -o "$d/k.pem" --pub "$d/k.pub.pem" >/dev/null
 	printf '%s' "$DIGEST" | xxd -r -p > "$d/dgst"
 	tss2_split "$d/k.pem" "$d"
+	tpm2_flushcontext -t
 	tpm2_load -Q -C 0x81000001 -u "$d/pub" -r "$d/priv" -c "$d/k.ctx"
 	tpm2_flushcontext -t
-	# every signature verifies, or the rows mean nothing
+	# the signature verifies, or the rows mean nothing
 	wf_key_tpmbox; wf_key_t2; wf_key_t2load
 	openssl pkeyutl -verify -pubin -inkey "$d/k.pub.pem" -in "$d/dgst" \
 		-sigfile "$d/s" >/dev/null
@@ -388,9 +395,9 @@ sign_bench() {
 	c=$(median_us wf_key_t2load)
 	printf '%-44s %6s %10s %8s\n' "workflow" "procs" "ms" "ratio"
 	printf '%-44s %6s %10s\n' "tpmbox sign (load, sign)" 1 "$(ms "$a")"
-	printf '%-44s %6s %10s %8s\n' "tpm2_sign, key loaded before (ContextLoad)" 1 \
+	printf '%-44s %6s %10s %8s\n' "tpm2_sign (ContextLoad) + flushcontext" 2 \
 		"$(ms "$b")" "$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}')"
-	printf '%-44s %6s %10s %8s\n' "tpm2_load + tpm2_sign" 2 \
+	printf '%-44s %6s %10s %8s\n' "tpm2_load + tpm2_sign + flushcontext" 3 \
 		"$(ms "$c")" "$(awk -v a="$a" -v b="$c" 'BEGIN {printf "%.3f", a / b}')"
 	if TPM2OPENSSL_TCTI=$TPMBOX_TCTI wf_key_ossl 2>/dev/null; then
 		o=$(TPM2OPENSSL_TCTI=$TPMBOX_TCTI median_us wf_key_ossl)

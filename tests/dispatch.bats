@@ -634,6 +634,13 @@ extended() {
 	assert_line --regexp '^seal\+unseal \(PCRs 0,7\) +2 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3} +[0-9]+ +[0-9]+$'
 	assert_line --regexp '^getrandom 32 / tpm_version +1 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3}$'
 	assert_line --regexp '^tpm-tools also needs tcsd running: stop \+ start [0-9]+\.[0-9]{2} ms'
+	# issue 14's sign rows, against tpm2_sign and tpm2-openssl (make
+	# check installs it); the small build has no sign applet
+	if "$TPMBOX" --list | grep -q '^sign '; then
+		assert_line --regexp '^tpmbox sign \(load, sign\) +1 +[0-9]+\.[0-9]{2}$'
+		assert_line --regexp '^tpm2_load \+ tpm2_sign \+ flushcontext +3 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3}$'
+		assert_line --regexp '^openssl pkeyutl -provider tpm2 +1 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3}$'
+	fi
 	# make check and make bench give it the small musl build too
 	if [ -n "${TPMBOX_TINY:-}" ]; then
 		[ "$(grep -c '^  musl build (tiny) ' <<< "$output")" -eq 6 ]

@@ -118,73 +118,24 @@ int ak_pub_pem(const struct tpm2_public *p, char **pem, size_t *n,
 	return 0;
 }
 
-/* The ECC P-256 SRK (checked against the pin): the persistent one when
- * it is that, else one made from the template (transient). */
-static int srk_ecc(struct tpm *t, const uint8_t *oa, size_t oalen,
-		   struct tpm2_srk *k)
-{
-	struct srk_want w;
-
-	memset(&w, 0, sizeof(w));
-	w.rsa = 0;
-	w.exact = 1;	/* AKs live under the ECC one */
-	w.owner = oa;
-	w.ownerlen = oa ? oalen : 0;
-	return tpm2_srk_find(t, &w, k);
-}
-
 int ak_create(struct tpm *t, int rsa, const uint8_t *owner_auth,
 	      size_t owner_authlen, struct ak_blob *b,
 	      struct tpm2_public *pub)
 {
 	struct tpm2_public tmpl;
-	struct tpm2_private priv;
-	struct tpm2_srk *k = calloc(1, sizeof(*k));
-	struct tpm2_session *s;
-	struct tpm2_auth a;
 	int rc;
-	struct tb w;
 
-	memset(b, 0, sizeof(*b));
-	if (!k)
-		return err_set(t->e, EX_FAIL, "out of memory");
+	/* A key made under the ECC SRK in the session salted to it (its
+	 * HMAC proves the TPM made it), compared with the template. */
 	ak_template(&tmpl, rsa);
-	/* The key comes back in a session salted to the (pinned) SRK, so
-	 * its HMAC proves the TPM made it: a key an interposer made would
-	 * not carry it. */
-	if ((rc = srk_ecc(t, owner_auth, owner_authlen, k)) ||
-	    (rc = tpm2_trust_start(t, k->handle, &k->pub))) {
-		tpm2_srk_put(t, k);
-		free(k);
+	if ((rc = key_create(t, &tmpl, NULL, 0, owner_auth, owner_authlen,
+			     b, pub)))
 		return rc;
-	}
-	s = tpm2_trust_session(t);
-	tpm2_session_set_flags(s, 0);
-	tpm2_session_use(s, &a, NULL, 0);
-	rc = tpm2_create(t, k->handle, k->pub.name, k->pub.namelen, &a,
-			 &tmpl, NULL, 0, NULL, 0, &priv, pub);
-	tpm2_srk_put(t, k);
-	free(k);
-	if (rc)
-		return rc;
-	if (!tpm2_public_same_template(pub, &tmpl) ||
-	    ak_check_public(pub, t->e)) {
-		explicit_bzero(&priv, sizeof(priv));
+	if (ak_check_public(pub, t->e)) {
+		explicit_bzero(b, sizeof(*b));
 		return err_set(t->e, EX_FAIL, "TPM2_Create: the key made is "
 			       "not the attestation key asked for");
 	}
-	b->parent = TPM2_RH_OWNER;
-	b->empty_auth = 1;
-	tb_init(&w, b->pub, sizeof(b->pub));
-	tb_put_tpm2b(&w, pub->raw, pub->rawlen);
-	b->publen = w.len;
-	tb_init(&w, b->priv, sizeof(b->priv));
-	tb_put_tpm2b(&w, priv.b, priv.n);
-	b->privlen = w.len;
-	explicit_bzero(&priv, sizeof(priv));
-	if (tb_err(&w))
-		return err_set(t->e, EX_FAIL, "TPM2_Create: private part too "
-			       "large");
 	return 0;
 }
 
