@@ -144,7 +144,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	key_template(tmpl, rsa, bits, usage);
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
 	    key_create(t, tmpl, auth.v, auth.n, owner.n ? owner.v : NULL,
-		       owner.n, blob, pub))
+		       owner.n, "key", blob, pub))
 		goto fail;
 	/* Step 2: its files, and its name. */
 	if (ak_blob_encode(blob, &pem, &pn, &c->e) ||

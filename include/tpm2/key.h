@@ -32,11 +32,13 @@ void key_template(struct tpm2_public *p, int rsa, int bits, int usage);
 
 /* TPM2_Create of tmpl under the ECC SRK (owner keys its creation when
  * none is persistent), with the auth value auth[0..authlen) sent
- * encrypted; the key made is compared with the template.  b gets the key
- * file's fields, pub the public area. */
+ * encrypted; the key made is compared with the template (what names it
+ * in the message: "key", "attestation key").  b gets the key file's
+ * fields, pub the public area. */
 int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 	       const uint8_t *auth, size_t authlen, const uint8_t *owner,
-	       size_t ownerlen, struct ak_blob *b, struct tpm2_public *pub);
+	       size_t ownerlen, const char *what, struct ak_blob *b,
+	       struct tpm2_public *pub);
 
 /* Load a key file's key under its parent (0x40000001: the ECC SRK, found
  * or made; or a persistent handle) and start the process session salted

@@ -129,7 +129,7 @@ int ak_create(struct tpm *t, int rsa, const uint8_t *owner_auth,
 	 * HMAC proves the TPM made it), compared with the template. */
 	ak_template(&tmpl, rsa);
 	if ((rc = key_create(t, &tmpl, NULL, 0, owner_auth, owner_authlen,
-			     b, pub)))
+			     "attestation key", b, pub)))
 		return rc;
 	if (ak_check_public(pub, t->e)) {
 		explicit_bzero(b, sizeof(*b));

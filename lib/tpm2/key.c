@@ -52,7 +52,8 @@ static int srk(struct tpm *t, const uint8_t *owner, size_t ownerlen, int how,
 
 int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 	       const uint8_t *auth, size_t authlen, const uint8_t *owner,
-	       size_t ownerlen, struct ak_blob *b, struct tpm2_public *pub)
+	       size_t ownerlen, const char *what, struct ak_blob *b,
+	       struct tpm2_public *pub)
 {
 	struct tpm2_srk *k = calloc(1, sizeof(*k));
 	struct tpm2_private priv;
@@ -85,7 +86,7 @@ int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 	if (!tpm2_public_same_template(pub, tmpl)) {
 		explicit_bzero(&priv, sizeof(priv));
 		return err_set(t->e, EX_FAIL, "TPM2_Create: the key made is "
-			       "not the key asked for");
+			       "not the %s asked for", what);
 	}
 	b->parent = TPM2_RH_OWNER;
 	b->empty_auth = authlen == 0;
