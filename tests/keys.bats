@@ -15,6 +15,8 @@ setup_file() {
 	printf 'a document to sign' > "$D/msg"
 	sha256sum "$D/msg" | cut -c1-64 > "$D/msg.hex"
 	xxd -r -p "$D/msg.hex" > "$D/msg.dgst"
+	# the small build has no keycreate: every test skips (setup)
+	"$TPMBOX" --list | grep -q '^keycreate ' || return 0
 	tb keycreate -o "$D/ec.key" --pub "$D/ec.pub" --ssh-pub "$D/ec.ssh" \
 		> "$D/ec.name"
 	tb keycreate --rsa -o "$D/rsa.key" --pub "$D/rsa.pub" \
