@@ -240,44 +240,35 @@ static int verify_ecdsa(const struct vkey *k, const uint8_t *digest,
 	return rc;
 }
 
-static int verify_rsassa(const struct vkey *k, uint16_t hashalg,
-			 const uint8_t *digest, size_t dlen,
-			 const uint8_t *sig, size_t slen, struct tberr *e)
+/* RSASSA-PKCS1-v1_5, or RSASSA-PSS (RFC 8017 8.1) with MGF1 of the same
+ * hash and any salt length (a TPM uses the digest's size or the largest
+ * that fits). */
+static int verify_rsa(const struct vkey *k, int pss, uint16_t hashalg,
+		      const uint8_t *digest, size_t dlen,
+		      const uint8_t *sig, size_t slen, struct tberr *e)
 {
 	mbedtls_rsa_context *rsa = (mbedtls_rsa_context *)&k->rsa;
+	int rc;
 
 	if (slen != mbedtls_rsa_get_len(rsa))
 		return err_set(e, EX_FAIL, "the RSA signature is %zu bytes, "
 			       "the key's modulus %zu", slen,
 			       mbedtls_rsa_get_len(rsa));
-	if (mbedtls_rsa_rsassa_pkcs1_v15_verify(rsa, NULL, NULL,
-						MBEDTLS_RSA_PUBLIC,
-						md_of(hashalg),
-						(unsigned)dlen, digest, sig))
-		return err_set(e, EX_FAIL, "the RSASSA signature does not "
-			       "verify with this key");
-	return 0;
-}
-
-/* RSASSA-PSS (RFC 8017 8.1) with MGF1 of the same hash; any salt length
- * (a TPM uses the digest's size or the largest that fits). */
-static int verify_rsapss(const struct vkey *k, uint16_t hashalg,
-			 const uint8_t *digest, size_t dlen,
-			 const uint8_t *sig, size_t slen, struct tberr *e)
-{
-	mbedtls_rsa_context *rsa = (mbedtls_rsa_context *)&k->rsa;
-
-	if (slen != mbedtls_rsa_get_len(rsa))
-		return err_set(e, EX_FAIL, "the RSA signature is %zu bytes, "
-			       "the key's modulus %zu", slen,
-			       mbedtls_rsa_get_len(rsa));
-	if (mbedtls_rsa_rsassa_pss_verify_ext(rsa, NULL, NULL,
-					      MBEDTLS_RSA_PUBLIC,
-					      md_of(hashalg), (unsigned)dlen,
-					      digest, md_of(hashalg),
-					      MBEDTLS_RSA_SALT_LEN_ANY, sig))
-		return err_set(e, EX_FAIL, "the RSAPSS signature does not "
-			       "verify with this key");
+	rc = pss ? mbedtls_rsa_rsassa_pss_verify_ext(rsa, NULL, NULL,
+						     MBEDTLS_RSA_PUBLIC,
+						     md_of(hashalg),
+						     (unsigned)dlen, digest,
+						     md_of(hashalg),
+						     MBEDTLS_RSA_SALT_LEN_ANY,
+						     sig) :
+		   mbedtls_rsa_rsassa_pkcs1_v15_verify(rsa, NULL, NULL,
+						       MBEDTLS_RSA_PUBLIC,
+						       md_of(hashalg),
+						       (unsigned)dlen, digest,
+						       sig);
+	if (rc)
+		return err_set(e, EX_FAIL, "the %s signature does not verify "
+			       "with this key", pss ? "RSAPSS" : "RSASSA");
 	return 0;
 }
 
@@ -298,12 +289,12 @@ int vkey_verify(const struct vkey *k, uint16_t sigalg, uint16_t hashalg,
 		if (vkey_type(k) != TPM2_ALG_RSA)
 			return err_set(e, EX_FAIL, "an RSASSA signature "
 				       "cannot be checked with an ECC key");
-		return verify_rsassa(k, hashalg, digest, dlen, a, alen, e);
+		return verify_rsa(k, 0, hashalg, digest, dlen, a, alen, e);
 	case TPM2_ALG_RSAPSS:
 		if (vkey_type(k) != TPM2_ALG_RSA)
 			return err_set(e, EX_FAIL, "an RSAPSS signature "
 				       "cannot be checked with an ECC key");
-		return verify_rsapss(k, hashalg, digest, dlen, a, alen, e);
+		return verify_rsa(k, 1, hashalg, digest, dlen, a, alen, e);
 	}
 	return err_set(e, EX_FAIL, "unsupported signature algorithm 0x%04x "
 		       "(ECDSA, RSASSA and RSAPSS are)", sigalg);
