@@ -77,68 +77,8 @@ struct job {
 	size_t senslen;
 	struct tpm2_dup dup;
 	struct tpm2_private priv;
-	struct tpmkey file;
+	int empty_auth;		/* an importable file's */
 };
-
-/* The key file: loadable (priv: the private area from TPM2_Import), or
- * importable (dup: the duplicate and its seed, for another TPM). */
-static int key_file(struct job *j, int importable, int empty_auth,
-		    char **pem, size_t *pn, struct tberr *e)
-{
-	struct tpmkey *f = &j->file;
-	struct tb b;
-
-	memset(f, 0, sizeof(*f));
-	f->type = importable ? TPMKEY_IMPORTABLE : TPMKEY_LOADABLE;
-	f->empty_auth = empty_auth;
-	f->parent = TPM2_RH_OWNER;
-	tb_init(&b, f->pub, sizeof(f->pub));
-	tb_put_tpm2b(&b, j->pub.raw, j->pub.rawlen);
-	f->publen = b.len;
-	tb_init(&b, f->priv, sizeof(f->priv));
-	if (importable) {
-		tb_put_tpm2b(&b, j->dup.priv.b, j->dup.priv.n);
-		memcpy(f->secret, j->dup.seed, j->dup.seedlen);
-		f->secretlen = j->dup.seedlen;
-	} else {
-		tb_put_tpm2b(&b, j->priv.b, j->priv.n);
-	}
-	f->privlen = b.len;
-	if (tb_err(&b))
-		return err_set(e, EX_FAIL, "KEY: the key is too large to "
-			       "encode");
-	return tpmkey_encode(f, pem, pn, "KEY", e);
-}
-
-/* An importable key file (keyimport --to) for this TPM: its public area
- * and duplicate. */
-static int read_importable(struct job *j, const uint8_t *text, size_t n,
-			   struct tberr *e)
-{
-	struct tpmkey *f = &j->file;
-	struct tb r;
-
-	if (tpmkey_decode((const char *)text, n, f, "-i", e))
-		return e->code;
-	if (f->type != TPMKEY_IMPORTABLE)
-		return err_set(e, EX_USAGE, "-i: a TSS2 key that is not "
-			       "importable: it is in a TPM already");
-	if (f->parent != TPM2_RH_OWNER || f->npolicy)
-		return err_set(e, EX_USAGE, "-i: an importable key for "
-			       "another parent than the SRK, or with a "
-			       "policy");
-	tb_init_read(&r, f->pub, f->publen);
-	if (tpm2_public_get2b(&r, &j->pub, e) || tb_left(&r))
-		return err_set(e, EX_FAIL, "-i: malformed public area");
-	tb_init_read(&r, f->priv, f->privlen);
-	j->dup.priv.n = tb_get_tpm2b(&r, j->dup.priv.b,
-				     sizeof(j->dup.priv.b));
-	if (tb_err(&r) || tb_left(&r) || f->secretlen > sizeof(j->dup.seed))
-		return err_set(e, EX_FAIL, "-i: malformed duplicate");
-	memcpy(j->dup.seed, f->secret, f->secretlen);
-	j->dup.seedlen = f->secretlen;
-	return 0;
-}
 
 static int run(struct ctx *c, int argc, char **argv)
 {
@@ -212,12 +152,13 @@ static int run(struct ctx *c, int argc, char **argv)
 			       "--auth were given when it was made");
 		goto done;
 	}
-	if (imported ? read_importable(j, text, tn, &c->e) :
+	if (imported ? key_importable_decode(text, tn, &j->pub, &j->dup,
+					     &j->empty_auth, &c->e) :
 	    (x509_read_private((const char *)text, tn, &j->key, &c->e) ||
 	     key_object_make(&j->key, usage, auth.v, auth.n, &j->pub,
 			     j->sens, &j->senslen, &c->e)))
 		goto fail;
-	empty_auth = imported ? j->file.empty_auth : auth.n == 0;
+	empty_auth = imported ? j->empty_auth : auth.n == 0;
 
 	/* Step 2a (--to): wrapped for the other TPM's SRK; no TPM here. */
 	if (to) {
@@ -228,7 +169,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		if (srk_pub_read(to, target, 0, "--to", &c->e) ||
 		    tpm2_dup_wrap(target, &j->pub, j->sens, j->senslen,
 				  &j->dup, &c->e) ||
-		    key_file(j, 1, empty_auth, &pem, &pn, &c->e))
+		    key_file_encode(&j->pub, NULL, &j->dup, empty_auth, &pem,
+				    &pn, &c->e))
 			goto fail;
 	} else {
 		/* Step 2b: into this TPM, under the SRK the pin names. */
@@ -248,7 +190,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		if (key_import(t, &j->pub, imported ? NULL : j->sens,
 			       j->senslen, &j->dup, owner.n ? owner.v : NULL,
 			       owner.n, &j->priv) ||
-		    key_file(j, 0, empty_auth, &pem, &pn, &c->e))
+		    key_file_encode(&j->pub, &j->priv, NULL, empty_auth, &pem,
+				    &pn, &c->e))
 			goto fail;
 	}
 

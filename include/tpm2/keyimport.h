@@ -46,4 +46,18 @@ int key_import(struct tpm *t, const struct tpm2_public *obj,
 	       const struct tpm2_dup *dup, const uint8_t *owner,
 	       size_t ownerlen, struct tpm2_private *priv);
 
+/* The key file (a TSS2 PRIVATE KEY, parent 0x40000001): loadable with
+ * priv, the private area TPM2_Import returned (dup NULL), or importable
+ * with dup, the duplicate and its encrypted seed for another TPM (OID
+ * 2.23.133.10.1.4).  PEM text malloc'd as tpmkey_encode. */
+int key_file_encode(const struct tpm2_public *pub,
+		    const struct tpm2_private *priv, const struct tpm2_dup *dup,
+		    int empty_auth, char **pem, size_t *n, struct tberr *e);
+/* An importable key file (keyimport --to): its public area, duplicate
+ * and emptyAuth.  Exit 2 for another key type or parent, 1 when
+ * malformed. */
+int key_importable_decode(const uint8_t *text, size_t n,
+			  struct tpm2_public *pub, struct tpm2_dup *dup,
+			  int *empty_auth, struct tberr *e);
+
 #endif

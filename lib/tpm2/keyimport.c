@@ -9,6 +9,7 @@
 #include "tpm2/keyimport.h"
 #include "tpm2/session.h"
 #include "tpm2/srk.h"
+#include "tpmkey.h"
 
 /* The magnitude of a big-endian integer: leading zero bytes dropped. */
 static const uint8_t *mag(const uint8_t *p, size_t n, size_t *out)
@@ -188,5 +189,82 @@ out:
 		explicit_bzero(mine, sizeof(*mine));
 	free(k);
 	free(mine);
+	return rc;
+}
+
+int key_file_encode(const struct tpm2_public *pub,
+		    const struct tpm2_private *priv, const struct tpm2_dup *dup,
+		    int empty_auth, char **pem, size_t *n, struct tberr *e)
+{
+	struct tpmkey *f = calloc(1, sizeof(*f));
+	struct tb b;
+	int rc;
+
+	if (!f)
+		return err_set(e, EX_FAIL, "out of memory");
+	f->type = dup ? TPMKEY_IMPORTABLE : TPMKEY_LOADABLE;
+	f->empty_auth = empty_auth;
+	f->parent = TPM2_RH_OWNER;
+	tb_init(&b, f->pub, sizeof(f->pub));
+	tb_put_tpm2b(&b, pub->raw, pub->rawlen);
+	f->publen = b.len;
+	tb_init(&b, f->priv, sizeof(f->priv));
+	if (dup) {
+		tb_put_tpm2b(&b, dup->priv.b, dup->priv.n);
+		memcpy(f->secret, dup->seed, dup->seedlen);
+		f->secretlen = dup->seedlen;
+	} else {
+		tb_put_tpm2b(&b, priv->b, priv->n);
+	}
+	f->privlen = b.len;
+	rc = tb_err(&b) ? err_set(e, EX_FAIL, "KEY: the key is too large to "
+				  "encode") :
+	     tpmkey_encode(f, pem, n, "KEY", e);
+	explicit_bzero(f, sizeof(*f));
+	free(f);
+	return rc;
+}
+
+int key_importable_decode(const uint8_t *text, size_t n,
+			  struct tpm2_public *pub, struct tpm2_dup *dup,
+			  int *empty_auth, struct tberr *e)
+{
+	struct tpmkey *f = calloc(1, sizeof(*f));
+	struct tb r;
+	int rc = 0;
+
+	if (!f)
+		return err_set(e, EX_FAIL, "out of memory");
+	if (tpmkey_decode((const char *)text, n, f, "-i", e)) {
+		rc = e->code;
+		goto out;
+	}
+	if (f->type != TPMKEY_IMPORTABLE) {
+		rc = err_set(e, EX_USAGE, "-i: a TSS2 key that is not "
+			     "importable: it is in a TPM already");
+		goto out;
+	}
+	if (f->parent != TPM2_RH_OWNER || f->npolicy) {
+		rc = err_set(e, EX_USAGE, "-i: an importable key for another "
+			     "parent than the SRK, or with a policy");
+		goto out;
+	}
+	tb_init_read(&r, f->pub, f->publen);
+	if (tpm2_public_get2b(&r, pub, e) || tb_left(&r)) {
+		rc = err_set(e, EX_FAIL, "-i: malformed public area");
+		goto out;
+	}
+	tb_init_read(&r, f->priv, f->privlen);
+	dup->priv.n = tb_get_tpm2b(&r, dup->priv.b, sizeof(dup->priv.b));
+	if (tb_err(&r) || tb_left(&r) || f->secretlen > sizeof(dup->seed)) {
+		rc = err_set(e, EX_FAIL, "-i: malformed duplicate");
+		goto out;
+	}
+	memcpy(dup->seed, f->secret, f->secretlen);
+	dup->seedlen = f->secretlen;
+	*empty_auth = f->empty_auth;
+out:
+	explicit_bzero(f, sizeof(*f));
+	free(f);
 	return rc;
 }
