@@ -29,7 +29,12 @@ echo "== bats suites against $B/tpmbox"
 # tpm12-oracle.bats runs no tpmbox command: the default pass covers it.
 suites=${SUITES:-$(ls tests/*.bats | grep -v '/tpm12-oracle\.bats$')}
 tap=$(mktemp)
-TPMBOX=$B/tpmbox TPMBOX_SANITIZED=1 bats --tap --timing $suites > "$tap" 2>&1
+jobs=()
+if [ "${CHECK_JOBS:-2}" -gt 1 ] && command -v parallel >/dev/null; then
+	jobs=(--jobs "${CHECK_JOBS:-2}" --no-parallelize-within-files)
+fi
+TPMBOX=$B/tpmbox TPMBOX_SANITIZED=1 TPMBOX_SECOND_PASS=asan \
+	bats "${jobs[@]}" --tap --timing $suites > "$tap" 2>&1
 bats_rc=$?
 p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
 # A sanitizer build is dynamic by necessity: the static-link check is the

@@ -21,6 +21,14 @@ for t in "$BUILD"/unit/test_*; do
 	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && fail=$((fail + 1))
 done
 suites=${SUITES:-$(ls tests/*.bats)}
+# Two suites at a time (GNU parallel; each suite's own tests in order):
+# a bats process keeps about one of these machines' two cores busy.
+# CHECK_JOBS=1 runs them one by one.
+BATS_JOBS=()
+if [ "${CHECK_JOBS:-2}" -gt 1 ] && command -v parallel >/dev/null; then
+	BATS_JOBS=(--jobs "${CHECK_JOBS:-2}" --no-parallelize-within-files)
+fi
+export CHECK_JOBS=${CHECK_JOBS:-2}
 # bats_run LABEL: every suite against $TPMBOX, counted.
 bats_run() {
 	local tap p f
@@ -28,7 +36,7 @@ bats_run() {
 	local t0=$SECONDS
 	echo "== bats: every suite against $1 ($TPMBOX)"
 	# --timing: each test's time on its line, for the CI log.
-	bats --tap --timing $suites 2>&1 | tee "$tap"
+	bats "${BATS_JOBS[@]}" --tap --timing $suites 2>&1 | tee "$tap"
 	p=$(grep -c '^ok ' "$tap"); f=$(grep -c '^not ok ' "$tap")
 	echo "== $1: $((SECONDS - t0)) s; the slowest tests (ms):"
 	sed -n 's/^ok [0-9]* \(.*\) in \([0-9]*\)ms$/\2 \1/p' "$tap" |
@@ -45,7 +53,8 @@ if [ -n "${TPMBOX_TINY:-}" ] && [ -z "${CHECK_QUICK:-}" ]; then
 		# tpm12-oracle.bats runs no tpmbox command (it records what
 		# tpm-tools does): once is enough.
 		suites=$(printf '%s\n' $suites | grep -v '/tpm12-oracle\.bats$') \
-		TPMBOX=$TPMBOX_TINY bats_run "the small musl build (make tiny)"
+		TPMBOX=$TPMBOX_TINY TPMBOX_SECOND_PASS=tiny \
+		bats_run "the small musl build (make tiny)"
 	else
 		echo "not ok tiny build: $TPMBOX_TINY was not built"
 		fail=$((fail + 1))

@@ -19,8 +19,9 @@ tiny="$build musl-tools"
 # pesign, osslsigncode and the EFI binaries of systemd-boot-efi, shim-signed
 # and grub-efi-amd64-signed: tests/pcrpredict.bats's Authenticode oracles;
 # and systemd's systemd-measure and the swtpm TCTI it loads: issue 11's oracle;
-# tpm2-openssl and ssh-keygen: issue 14's keys, tests/keys.bats).
-check="$demo $tiny swtpm-tools bats bats-assert bats-support tpm2-tools socat
+# tpm2-openssl and ssh-keygen: issue 14's keys, tests/keys.bats; GNU
+# parallel: bats runs two suites at a time).
+check="$demo $tiny swtpm-tools bats bats-assert bats-support parallel tpm2-tools socat
 	openssl age xxd jq bc file procps passwd groff-base python3 time util-linux
 	strace trousers tpm-tools tpm-quote-tools systemd libtss2-tcti-swtpm0
 	clang clang-tools libclang-rt-14-dev valgrind cppcheck
