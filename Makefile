@@ -82,8 +82,9 @@ TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
 # mbedTLS's X.509 layer, which tiny/mbedtls-config.h leaves out (the
 # small build links libmbedcrypto only): a verifier checks the EK
 # certificate, not the initramfs; and the keys in the TPM (keyimport,
-# keycreate, sign, decrypt), run on a full system, never at boot.
-TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport keycreate sign decrypt
+# keycreate, sign, decrypt, bind, unbind), run on a full system, never at
+# boot.
+TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport keycreate sign decrypt bind unbind
 # The small build keeps the applets' --help texts packed (about 42 KiB of
 # text in 12 KiB, tiny/packhelp.c): taken from the default build's
 # output, so `tpmbox-tiny A --help` prints the very same bytes.

@@ -9,6 +9,7 @@
 #include "auth.h"
 #include "file.h"
 #include "tpm.h"
+#include "tpm2/constants.h"
 #include "tpm2/key.h"
 
 static const char usage[] =
@@ -84,8 +85,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
 	    key_load(t, blob, NULL, 0, &key, pub))
 		goto fail;
-	rc = key_decrypt(t, key, pub, auth.v, auth.n, ct, cn, pt, sizeof(pt),
-			 &pn);
+	rc = key_decrypt(t, key, pub, auth.v, auth.n, TPM2_ALG_SHA256, ct, cn,
+			 pt, sizeof(pt), &pn);
 	key_flush(t, key);
 	if (rc)
 		goto fail;

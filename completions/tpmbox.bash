@@ -8,6 +8,7 @@ _tpmbox_opts() {
 	case "$1" in
 	activatecredential) echo "-k -i -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	akcreate) echo "-o --pub --tpm-public --name --rsa --owner-auth -f --srk-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	bind) echo "--pub -i -o -f -T --tcti --timeout --trace -h --help" ;;
 	checkquote) echo "-k --srk-name --srk-pub -n -p --msg --sig --pcrs --eventlog --imalog --json -T --tcti --timeout --trace -h --help" ;;
 	clearall) echo "--lockout-auth --platform --yes --dry-run --ppi --owner-auth --physical-presence --reenable --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	dalock) echo "--reset --set --lockout-auth --json --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -43,6 +44,7 @@ _tpmbox_opts() {
 	seal) echo "-p -P --authorized-by --bank --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code --to --to-ek --srk-auth --format -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	sign) echo "-k -d -i --scheme --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --rsa --force --max-tries --recovery-time --lockout-recovery --banks --platform-auth --ek --dry-run --json -v --srk-auth --srk-name --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	unbind) echo "-k -i --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	unseal) echo "--signature --auth --owner-auth --srk-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	esac
 }
@@ -82,7 +84,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate checkquote clearall dalock decrypt ekcert ekpub eventlog evict extend getrandom imalog info keycreate keyimport makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal sign takeown unseal"
+_tpmbox_applets="activatecredential akcreate bind checkquote clearall dalock decrypt ekcert ekpub eventlog evict extend getrandom imalog info keycreate keyimport makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal sign takeown unbind unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

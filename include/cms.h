@@ -75,6 +75,19 @@ int cms_kekid(const struct cms_msg *m, size_t i, const uint8_t **id,
  * fails: damaged or altered), 0 with out malloc'd. */
 int cms_open_key(const struct cms_msg *m, const struct privkey *k,
 		 uint8_t **out, size_t *outlen, struct tberr *e);
+/* An RSA private key held elsewhere (a TPM): RSAES-OAEP-decrypt ct with
+ * hash (SHA-1/SHA-256/..., MGF1 with the same, no label) into out.
+ * 0 opened, 1 not this key's (a padding or range failure), -1 any other
+ * failure (reported through the caller's own error). */
+typedef int (*cms_oaep_fn)(void *ctx, uint16_t hash, const uint8_t *ct,
+			   size_t ctlen, uint8_t *out, size_t cap,
+			   size_t *outlen);
+/* Open with RSA key k whose private half dec holds: the recipients that
+ * name k are tried, or every RSA recipient when none does.  Codes as
+ * cms_open_key; -1 when dec said -1. */
+int cms_open_oaep(const struct cms_msg *m, const struct pubkey *k,
+		  cms_oaep_fn dec, void *ctx, uint8_t **out, size_t *outlen,
+		  struct tberr *e);
 /* Open with the key-encryption key of the i-th KEK recipient.  Same
  * codes. */
 int cms_open_kek(const struct cms_msg *m, size_t i,

@@ -46,6 +46,8 @@ int x509_spki(const uint8_t *spki, size_t n, struct pubkey *k);
 void pubkey_free(struct pubkey *k);
 /* Bits of an RSA modulus (leading zeros dropped). */
 size_t pubkey_rsa_bits(const struct pubkey *k);
+/* An RSA public exponent as a number; -1 when longer than 32 bits. */
+int pubkey_rsa_exp(const struct pubkey *k, uint32_t *ev);
 
 /* A private key (every pointer into der, which is wiped when freed). */
 struct privkey {

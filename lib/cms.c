@@ -179,8 +179,8 @@ static int ri_alloc(struct ri_buf *o, size_t n, struct tb *b)
 static int make_ktri(const struct pubkey *k, const uint8_t cek[CEK],
 		     struct ri_buf *o, struct tberr *e)
 {
-	uint8_t ski[SKI], ek[2048], eb[4] = { 0 };
-	size_t eklen = 0, body, i;
+	uint8_t ski[SKI], ek[2048];
+	size_t eklen = 0, body;
 	uint32_t ev = 0;
 	struct tb b;
 
@@ -188,12 +188,9 @@ static int make_ktri(const struct pubkey *k, const uint8_t cek[CEK],
 		return err_set(e, EX_USAGE, "an RSA escrow key must have "
 			       "2048 to 16384 bits (this one has %zu)",
 			       pubkey_rsa_bits(k));
-	if (k->elen > 4)
+	if (pubkey_rsa_exp(k, &ev))
 		return err_set(e, EX_USAGE, "the RSA exponent is longer than "
 			       "32 bits");
-	memcpy(eb + 4 - k->elen, k->e, k->elen);
-	for (i = 0; i < 4; i++)
-		ev = ev << 8 | eb[i];
 	if (rsa_oaep_encrypt(k->n, k->nlen, ev, TPM2_ALG_SHA256, NULL, 0,
 			     cek, CEK, ek, &eklen))
 		return err_set(e, EX_USAGE, "RSA-OAEP encryption to the "
@@ -559,7 +556,7 @@ static int open_content(const struct cms_msg *m, const uint8_t cek[CEK],
 	if (rc) {
 		free(*out);
 		*out = NULL;
-		return err_set(e, EX_FAIL, "the escrow copy is damaged or "
+		return err_set(e, EX_FAIL, "the CMS message is damaged or "
 			       "was altered: its AES-GCM tag does not verify "
 			       "(nothing written)");
 	}
@@ -598,31 +595,55 @@ static uint16_t oaep_hash(struct tb *params)
 	return tb_left(&seq) || h != mh ? 0 : h;	/* [2] label: no */
 }
 
-/* One KeyTransRecipientInfo with an RSA key: 1 opened (cek set), 0 not. */
-static int try_ktri(const struct cms_ri *ri, const struct privkey *k,
-		    uint8_t cek[CEK])
+/* A KeyTransRecipientInfo's RSAES-OAEP hash and encryptedKey; 0 when it
+ * is not one (or uses what is not read: PKCS#1 v1.5, a label). */
+static uint16_t ktri_fields(const struct cms_ri *ri, struct tb *ek)
 {
-	struct tb b, rid, alg, oid, ek;
-	uint8_t out[512];
-	size_t olen = 0;
+	struct tb b, rid, alg, oid;
 	uint32_t v;
 	uint16_t h;
-	int tag, ok;
+	int tag;
 
 	tb_init_read(&b, ri->p, ri->n);
 	if (der_get_uint(&b, &v) || (v != 0 && v != 2) ||
 	    der_any(&b, &tag, &rid) || der_get(&b, DER_SEQ, &alg) ||
 	    der_get(&alg, DER_OID, &oid) ||
 	    !oid_is(&oid, oid_oaep, sizeof(oid_oaep)) ||
-	    !(h = oaep_hash(&alg)) || der_get(&b, DER_OCTETS, &ek) ||
+	    !(h = oaep_hash(&alg)) || der_get(&b, DER_OCTETS, ek) ||
 	    tb_left(&b))
 		return 0;
-	ok = !rsa_oaep_decrypt(&k->rsa, h, ek.p, ek.len, out, sizeof(out),
-			       &olen) && olen == CEK;
+	return h;
+}
+
+/* One KeyTransRecipientInfo opened by dec: 1 opened (cek set), 0 not,
+ * -1 when dec failed otherwise (its error set). */
+static int try_ktri(const struct cms_ri *ri, cms_oaep_fn dec, void *ctx,
+		    uint8_t cek[CEK])
+{
+	struct tb ek;
+	uint8_t out[512];
+	size_t olen = 0;
+	uint16_t h = ktri_fields(ri, &ek);
+	int r, ok;
+
+	if (!h)
+		return 0;
+	r = dec(ctx, h, ek.p, ek.len, out, sizeof(out), &olen);
+	ok = r == 0 && olen == CEK;
 	if (ok)
 		memcpy(cek, out, CEK);
 	explicit_bzero(out, sizeof(out));
-	return ok;
+	return r < 0 ? -1 : ok;
+}
+
+/* cms_oaep_fn with a private key in memory. */
+static int host_oaep(void *ctx, uint16_t hash, const uint8_t *ct,
+		     size_t ctlen, uint8_t *out, size_t cap, size_t *outlen)
+{
+	const struct privkey *k = ctx;
+
+	return rsa_oaep_decrypt(&k->rsa, hash, ct, ctlen, out, cap,
+				outlen) ? 1 : 0;
 }
 
 /* One KeyAgreeRecipientInfo with an EC key: 1 opened, 0 not. */
@@ -693,14 +714,44 @@ int cms_open_key(const struct cms_msg *m, const struct privkey *k,
 	*out = NULL;
 	for (i = 0; i < m->nri && !ok; i++)
 		if (m->ri[i].type == type)
-			ok = type == CMS_KTRI ? try_ktri(&m->ri[i], k, cek) :
+			ok = type == CMS_KTRI ?
+			     try_ktri(&m->ri[i], host_oaep, (void *)k, cek) :
 			     try_kari(&m->ri[i], k, cek);
-	if (!ok)
+	if (ok != 1)
 		return err_set(e, EX_AUTH, "this %s key is not one the CMS "
 			       "escrow copy was made for (it has %zu %s "
 			       "recipient(s))", k->type == KEY_RSA ? "RSA" :
 			       "EC", cms_count(m, type), k->type == KEY_RSA ?
 			       "RSA" : "EC");
+	rc = open_content(m, cek, out, outlen, e);
+	explicit_bzero(cek, sizeof(cek));
+	return rc;
+}
+
+int cms_open_oaep(const struct cms_msg *m, const struct pubkey *k,
+		  cms_oaep_fn dec, void *ctx, uint8_t **out, size_t *outlen,
+		  struct tberr *e)
+{
+	uint8_t cek[CEK];
+	size_t i, named = 0;
+	int ok = 0, pass, rc;
+
+	*out = NULL;
+	for (i = 0; i < m->nri; i++)
+		named += m->ri[i].type == CMS_KTRI && cms_names_key(m, i, k);
+	/* Those naming the key; when none does (a certificate's
+	 * issuerAndSerialNumber cannot be matched with a bare key), each. */
+	for (pass = named ? 0 : 1, i = 0; i < m->nri && !ok; i++)
+		if (m->ri[i].type == CMS_KTRI &&
+		    (pass || cms_names_key(m, i, k)))
+			ok = try_ktri(&m->ri[i], dec, ctx, cek);
+	if (ok < 0)
+		return -1;
+	if (!ok)
+		return err_set(e, EX_AUTH, "the key is not one the CMS message "
+			       "was made for (it has %zu RSA recipient(s), "
+			       "%zu naming this key)", cms_count(m, CMS_KTRI),
+			       named);
 	rc = open_content(m, cek, out, outlen, e);
 	explicit_bzero(cek, sizeof(cek));
 	return rc;

@@ -180,6 +180,17 @@ size_t pubkey_rsa_bits(const struct pubkey *k)
 	return bits;
 }
 
+int pubkey_rsa_exp(const struct pubkey *k, uint32_t *ev)
+{
+	size_t i;
+
+	if (k->type != KEY_RSA || k->elen > 4)
+		return -1;
+	for (*ev = 0, i = 0; i < k->elen; i++)
+		*ev = *ev << 8 | k->e[i];
+	return 0;
+}
+
 /* RSAPrivateKey ::= SEQUENCE { version 0, n, e, d, p, q, dp, dq, qinv } */
 static int read_rsa_priv(struct tb *b, struct privkey *k)
 {

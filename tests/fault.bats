@@ -119,6 +119,10 @@ prep_state() {
 		openssl pkeyutl -encrypt -pubin -inkey "$FD/dk.pub" \
 			-pkeyopt rsa_padding_mode:oaep -pkeyopt rsa_oaep_md:sha256 \
 			-in "$FD/data32" -out "$FD/dk.ct" 2>/dev/null || true
+		# unbind's: a CMS message (more than one OAEP block)
+		head -c 400 /dev/urandom > "$FD/data400"
+		tb bind --pub "$FD/dk.pub" -i "$FD/data400" -f \
+			-o "$FD/dk.cms" 2>/dev/null || true
 	fi
 	# unseal-or's blob: two states of PCR 15 (the extend recipe
 	# extends 16), the TPM in the second
@@ -249,6 +253,7 @@ recipe() {
 				cmp -s - "$FD/data32"' ;;
 	recover) return 2 ;;	# never opens the TPM
 	makecredential) return 2 ;;	# likewise
+	bind) return 2 ;;	# likewise
 	policysign|pcrpredict) return 2 ;;	# likewise (host-side only)
 	ppi) return 2 ;;	# sysfs only: tests/ppi.bats and fuzz_ppi
 	dalock) ARGS=(dalock --reset) ;;
@@ -335,6 +340,11 @@ recipe() {
 		ARGS=(decrypt -k "$FD/dk.key" -i "$FD/dk.ct" -o "$OUT")
 		# an exit-0 plaintext is exactly what openssl encrypted
 		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
+	unbind) OUT=$FD/out
+		[ -s "$FD/dk.cms" ] || return 2
+		ARGS=(unbind -k "$FD/dk.key" -i "$FD/dk.cms" -o "$OUT")
+		# an exit-0 result is exactly what bind encrypted
+		CHECK='cmp -s "$OUT" "$FD/data400"' ;;
 	keyimport) OUT=$FD/out
 		# an openssl key into the TPM under the pinned SRK: an exit-0
 		# key file loads (tpm2-tools) and signs for the original key

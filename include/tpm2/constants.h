@@ -147,6 +147,7 @@
 #define TPM2_RC_SUCCESS		0x000u
 #define TPM2_RC_INITIALIZE	0x100u
 #define TPM2_RC_FAILURE		0x101u
+#define TPM2_RC_VALUE		0x084u	/* format 1 */
 #define TPM2_RC_TESTING		0x90au
 #define TPM2_RC_YIELDED		0x908u
 #define TPM2_RC_RETRY		0x922u

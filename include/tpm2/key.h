@@ -68,11 +68,13 @@ int key_sign(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	     const uint8_t *auth, size_t authlen, uint16_t scheme,
 	     const uint8_t *digest, size_t dlen, struct quote_sig *sig);
 
-/* TPM2_RSA_Decrypt with OAEP-SHA256 and no label; the answer is
- * encrypted on the bus.  out holds at most cap bytes. */
+/* TPM2_RSA_Decrypt with OAEP (hash for the digest and MGF1: SHA-256 as a
+ * rule) and no label; the answer is encrypted on the bus.  out holds at
+ * most cap bytes. */
 int key_decrypt(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
-		const uint8_t *auth, size_t authlen, const uint8_t *ct,
-		size_t ctlen, uint8_t *out, size_t cap, size_t *outlen);
+		const uint8_t *auth, size_t authlen, uint16_t hash,
+		const uint8_t *ct, size_t ctlen, uint8_t *out, size_t cap,
+		size_t *outlen);
 
 /* Flush a loaded key, keeping the error being reported. */
 void key_flush(struct tpm *t, uint32_t key);

@@ -10,6 +10,7 @@
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/key.h"
+#include "tpm2/rc.h"
 #include "tpm2/session.h"
 #include "tpm2/srk.h"
 #include "tpmkey.h"
@@ -325,8 +326,9 @@ int key_sign(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 }
 
 int key_decrypt(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
-		const uint8_t *auth, size_t authlen, const uint8_t *ct,
-		size_t ctlen, uint8_t *out, size_t cap, size_t *outlen)
+		const uint8_t *auth, size_t authlen, uint16_t hash,
+		const uint8_t *ct, size_t ctlen, uint8_t *out, size_t cap,
+		size_t *outlen)
 {
 	struct tpm2_call c = { .cc = TPM2_CC_RSA_Decrypt };
 	uint8_t p[2 + 512 + 16];
@@ -341,11 +343,11 @@ int key_decrypt(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	if (ctlen != pub->rsa_nlen)
 		return err_set(t->e, EX_USAGE, "the ciphertext is %zu bytes; "
 			       "this key's is %zu", ctlen, pub->rsa_nlen);
-	/* cipherText, inScheme OAEP-SHA256, no label */
+	/* cipherText, inScheme OAEP with hash, no label */
 	tb_init(&b, p, sizeof(p));
 	tb_put_tpm2b(&b, ct, ctlen);
 	tb_put_u16(&b, TPM2_ALG_OAEP);
-	tb_put_u16(&b, TPM2_ALG_SHA256);
+	tb_put_u16(&b, hash);
 	tb_put_u16(&b, 0);
 	/* the message comes back encrypted in the session */
 	key_auth(t, &c, key, pub, auth, authlen, &a, SESS_ENC_RSP);
@@ -356,6 +358,13 @@ int key_decrypt(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	c.plen = b.len;
 	rc = tpm2_call(t, &c);
 	tpm2_session_set_flags(tpm2_trust_session(t), 0);	/* not NULL */
+	/* A padding that is not this key's: TPM_RC_VALUE (Part 3, 14.3),
+	 * TPM_RC_FAILURE from libtpms before 0.10 (which stays usable). */
+	if (rc && (rc_base(t->e->rc) == TPM2_RC_VALUE ||
+		   t->e->rc == TPM2_RC_FAILURE))
+		return err_set(t->e, EX_AUTH, "TPM2_RSA_Decrypt: the key does "
+			       "not open it (made for another key, or "
+			       "damaged; TPM rc 0x%03x)", t->e->rc);
 	if (rc)
 		return rc;
 	tb_init_read(&r, c.rparams, c.rplen);
