@@ -196,6 +196,22 @@ int ctx_check_pcrs(struct ctx *c, const struct pcr_vals *want)
 	return rc ? ctx_fail(c) : 0;
 }
 
+void ctx_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
 int ctx_print_pcrs(struct ctx *c, const struct pcr_vals *v, int json)
 {
 	char *text = json ? pcr_format_json(v) : pcr_format_text(v);

@@ -69,22 +69,6 @@ static const char *whence(const struct ekcert_slot *s, int how)
 	       "made from the TCG template";
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void print_text(const struct found *f, int ca)
 {
 	printf("0x%08x: EK certificate, template %s (%s)\n", f->s->index,
@@ -106,16 +90,16 @@ static void print_json(const struct found *f, size_t n, int ca)
 		printf("%s{\"index\":\"0x%08x\",\"template\":\"%s\","
 		       "\"key\":\"%s\",\"subject\":", i ? "," : "",
 		       f[i].s->index, f[i].s->name, f[i].s->key);
-		json_str(f[i].ci.subject);
+		ctx_json_str(f[i].ci.subject);
 		printf(",\"issuer\":");
-		json_str(f[i].ci.issuer);
+		ctx_json_str(f[i].ci.issuer);
 		printf(",\"serial\":\"%s\",\"not_before\":\"%s\","
 		       "\"not_after\":\"%s\",\"ek\":\"%s\",\"ek_matches\":true",
 		       f[i].ci.serial, f[i].ci.not_before, f[i].ci.not_after,
 		       whence(f[i].s, f[i].how));
 		if (ca) {
 			printf(",\"ca\":");
-			json_str(f[i].anchor);
+			ctx_json_str(f[i].anchor);
 		}
 		printf("}");
 	}

@@ -17,6 +17,7 @@
 #include "crypto/pk.h"
 #include "tpm.h"
 #include "tpm12/cap.h"
+#include "ekcert.h"
 #include "tpm12/da.h"
 #include "tpm12/owner.h"
 
@@ -29,7 +30,7 @@ static const char usage[] =
 	"               [--recovery-time S] [--lockout-recovery S]\n"
 	"               [--banks LIST [--platform-auth AUTH]] "
 	"[--ek[=rsa|ecc]]\n"
-	"               [--dry-run] [--json] [-v]\n"
+	"               [--ek-ca FILE|DIR] [--dry-run] [--json] [-v]\n"
 	"Take ownership, one idempotent step after another: the TCG standard\n"
 	"storage root key (SRK) at 0x81000001, the PCR banks, the hierarchy\n"
 	"auth values, the EK, the dictionary-attack parameters.  Prints the\n"
@@ -53,6 +54,14 @@ static const char usage[] =
 	"  --platform-auth AUTH     the platform value for --banks (empty)\n"
 	"  --ek[=rsa|ecc]           persist the EK (TCG template) at\n"
 	"                           0x81010001 (rsa, default) or 0x81010002\n"
+	"  --ek-ca FILE|DIR         first contact you can trust: salt the "
+	"session to\n"
+	"                           the EK whose certificate in NV verifies "
+	"to a CA\n"
+	"                           here, so the values reach this TPM and "
+	"the SRK\n"
+	"                           name printed is its own, interposer or "
+	"not\n"
 	"  --dry-run                say what each step needs; change nothing\n"
 	"                           (the lockout value is not tried)\n"
 	"  --json                   a JSON report of the steps on stdout\n"
@@ -75,6 +84,8 @@ struct opts {
 	const char *platspec;
 	const char *srkpub;
 	const char *srkspec;	/* --srk-auth (TPM 1.2) */
+	const char *ekca;	/* --ek-ca */
+	struct ekcert_trusted ek;	/* what --ek-ca found */
 	int n20;		/* options only a TPM 2.0 has, given */
 	int verbose, json;
 	struct {		/* the steps, as tpm2_takeown reports them */
@@ -115,6 +126,7 @@ static const struct option longopts[] = {
 	{"dry-run", no_argument, NULL, 'n'},
 	{"json", no_argument, NULL, 'j'},
 	{"srk-auth", required_argument, NULL, 'S'},
+	{"ek-ca", required_argument, NULL, 'C'},
 	{NULL, 0, NULL, 0}
 };
 
@@ -133,6 +145,7 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 		case 'L': o->oldspec[TPM2_HIER_LOCKOUT] = optarg; break;
 		case 'p': o->srkpub = optarg; break;
 		case 'S': o->srkspec = optarg; break;
+		case 'C': o->ekca = optarg; break;
 		case 'r': o->own.rsa = 1; break;
 		case 'f': o->own.force = 1; break;
 		case 'v': o->verbose = 1; break;
@@ -174,7 +187,7 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 		default:
 			return ctx_usage(c, "unknown option");
 		}
-		if (strchr("elOELrPbkmtR", ch))
+		if (strchr("elOELrPbkmtRC", ch))
 			o->n20 = 1;
 	}
 	if (optind != argc)
@@ -272,6 +285,12 @@ static void report(const struct opts *o)
 			       result_json(o->st[i].result), o->st[i].detail);
 		printf("],\"srk_name\":");
 		printf(*hexname ? "\"%s\"" : "null", hexname);
+		if (o->ek.slot) {
+			printf(",\"salted_to\":{\"ek\":\"%s\",\"ca\":",
+			       o->ek.slot);
+			ctx_json_str(o->ek.anchor);
+			printf("}");
+		}
 		printf(",\"reboot\":%s}\n", o->own.reboot ? "true" : "false");
 		return;
 	}
@@ -432,6 +451,23 @@ out:
 	return rc;
 }
 
+/* --ek-ca: the process session salted to the certified EK before
+ * anything else is sent (a TPM 1.2 is left to takeown12's refusal). */
+static int first_contact(struct tpm *t, struct opts *o)
+{
+	int fam = tpm_family(t);
+
+	if (fam != TPM_FAMILY_20)
+		return fam ? 0 : t->e->code;
+	if (ekcert_trust(t, o->ekca, &o->ek))
+		return t->e->code;
+	if (o->verbose)
+		fprintf(stderr, "takeown: the session is salted to the EK of "
+			"the %s certificate (%s), which verifies to %s\n",
+			o->ek.slot, o->ek.subject, o->ek.anchor);
+	return 0;
+}
+
 static int run(struct ctx *c, int argc, char **argv)
 {
 	struct opts *o = calloc(1, sizeof(*o));
@@ -447,8 +483,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	/* The family (with an SRK pin the salted session's first answer
 	 * tells it: no unauthenticated probe; a 1.2 is a usage error), the
 	 * steps (tpm2/owner.h), the SRK's public key, the report. */
-	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    !(rc = tpm_family(t))) {
+	if (!(t = ctx_tpm(c)) || (o->ekca && first_contact(t, o)) ||
+	    tpm_trust_begin(t) || !(rc = tpm_family(t))) {
 		rc = ctx_fail(c);
 		goto out;
 	}

@@ -74,6 +74,8 @@ int ctx_usage(struct ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Print the applet's help text to stdout; returns 0. */
 int ctx_help(struct ctx *c, const struct applet *a);
+/* Print s as a JSON string (quoted, escaped) to stdout. */
+void ctx_json_str(const char *s);
 struct pcr_vals;
 /* Print PCR values in pcrread's text format (or JSON) to stdout; the one
  * place every applet that shows PCR values goes through.  0, or exit 2 on

@@ -74,6 +74,22 @@ int ekcert_key_is(const uint8_t *spki, size_t n,
  * certificate or a bad one, or a directory with none. */
 int ekcert_ca_load(const char *path, struct crtset *set, struct tberr *e);
 
+/* First contact: the process session salted to an EK whose certificate
+ * verifies to a CA of ca (a file or a directory, as ekcert_ca_load).  The
+ * certificates at 0x01c00002 (L-1, RSA) then 0x01c0000a (L-2, ECC) are
+ * tried in turn with the CA certificates NV holds as intermediates; for
+ * the first that verifies, the EK (persisted, else made with the empty
+ * endorsement value: tpm2_ek_find) must be its key, and the session is
+ * salted to it (tpm2_trust_ek).  What was used goes to r.  Exit 1 when
+ * no certificate verifies or the EK is not the certified key, 6 when NV
+ * holds none, 2 in a build without X.509. */
+struct ekcert_trusted {
+	const char *slot;	/* "L-1" or "L-2" */
+	char anchor[256];	/* the CA's subject */
+	char subject[256];	/* the EK certificate's subject */
+};
+int ekcert_trust(struct tpm *t, const char *ca, struct ekcert_trusted *r);
+
 /* TPM_PT_MANUFACTURER values. */
 #define TPM_MANUF_INTC	0x494e5443u	/* "INTC" */
 #define TPM_MANUF_AMD	0x414d4400u	/* "AMD\0" */

@@ -17,6 +17,7 @@
 #include "tpm2/constants.h"
 #include "tpm2/ek.h"
 #include "tpm2/nv.h"
+#include "tpm2/srk.h"
 #include "x509.h"
 
 /* The profile's table of certificate indices (EK Credential Profile 2.x,
@@ -384,4 +385,93 @@ int ekcert_vendor_url(uint32_t manufacturer, const struct tpm2_public *ek,
 			 enc);
 	}
 	return 0;
+}
+
+/* One certificate slot for first contact: 0 with the session salted to
+ * its EK; EX_NOENT when the index holds none; else why in t->e. */
+static int trust_slot(struct tpm *t, const struct ekcert_slot *s,
+		      const char *ca, const struct crtset *cas,
+		      const struct crtset *nvchain, struct ekcert_trusted *r)
+{
+	struct tpm2_srk *k = calloc(1, sizeof(*k));
+	struct crt_info ci;
+	uint8_t *nv = NULL;
+	size_t n = 0, off, len;
+	int rc;
+
+	if (!k)
+		return err_set(t->e, EX_FAIL, "out of memory");
+	if ((rc = ekcert_read_index(t, s->index, &nv, &n)))
+		goto out;
+	if ((rc = ekcert_der(nv, n, &off, &len, t->e)) ||
+	    (rc = crt_parse(nv + off, len, &ci, t->e)) ||
+	    (rc = crt_verify(nv + off, len, cas, nvchain, r->anchor,
+			     sizeof(r->anchor), t->e))) {
+		rc = err_prefix(t->e, "the EK certificate at 0x%08x (%s) does "
+				"not verify to a CA in %s", s->index, s->name,
+				ca);
+		goto out;
+	}
+	if ((rc = tpm2_ek_find(t, s->rsa, k)))
+		goto out;
+	if (!ekcert_key_is(nv + off + ci.spki_off, ci.spki_len, &k->pub)) {
+		rc = err_set(t->e, EX_FAIL, "the EK this TPM shows is not the "
+			     "key its certificate at 0x%08x (%s) certifies: "
+			     "another TPM, or an interposer", s->index,
+			     s->name);
+		goto out;
+	}
+	if ((rc = tpm2_trust_ek(t, k->handle, &k->pub)))
+		goto out;
+	r->slot = s->name;
+	snprintf(r->subject, sizeof(r->subject), "%s", ci.subject);
+out:
+	tpm2_srk_put(t, k);
+	free(k);
+	free(nv);
+	return rc;
+}
+
+int ekcert_trust(struct tpm *t, const char *ca, struct ekcert_trusted *r)
+{
+	struct crtset *cas = NULL, *nvchain = NULL;
+	struct tberr first;
+	size_t i, nchain = 0;
+	int rc = EX_NOENT, seen = 0;
+
+	memset(r, 0, sizeof(*r));
+	memset(&first, 0, sizeof(first));
+	if (!crt_available())
+		return err_set(t->e, EX_USAGE, "--ek-ca: this build reads no "
+			       "X.509 certificates (make tiny leaves them "
+			       "out)");
+	if (!(cas = crtset_new()) || !(nvchain = crtset_new())) {
+		rc = err_set(t->e, EX_FAIL, "out of memory");
+		goto out;
+	}
+	if ((rc = ekcert_ca_load(ca, cas, t->e)) ||
+	    (rc = ekcert_read_chain(t, nvchain, &nchain)))
+		goto out;
+	/* L-1 (RSA), then L-2 (ECC): the templates tpm2_ek_find makes. */
+	rc = EX_NOENT;
+	for (i = 0; i < ekcert_nslots && i < 2; i++) {
+		rc = trust_slot(t, &ekcert_slots[i], ca, cas, nvchain, r);
+		if (rc == 0)
+			goto out;
+		if (rc != EX_NOENT && !seen++)
+			first = *t->e;	/* the first reason is reported */
+		err_clear(t->e);
+	}
+	if (seen) {
+		*t->e = first;
+		rc = first.code;
+	} else {
+		rc = err_set(t->e, EX_NOENT, "no EK certificate in NV "
+			     "(0x01c00002, 0x01c0000a): --ek-ca has nothing "
+			     "to verify");
+	}
+out:
+	crtset_free(cas);
+	crtset_free(nvchain);
+	return rc;
 }

@@ -33,16 +33,6 @@ setup() {
 	D=$BATS_TEST_TMPDIR; F=$BATS_FILE_TMPDIR; t2_flush
 }
 
-# nv_put INDEX FILE: replace an EK certificate index by one holding FILE
-# (owner-defined, ownerread|authread like the vendor's).
-nv_put() {
-	tpm2_nvundefine -C p "$1" >/dev/null 2>&1 ||
-		tpm2_nvundefine -C o "$1" >/dev/null 2>&1 || true
-	tpm2_nvdefine -C o -s "$(stat -c %s "$2")" \
-		-a "ownerwrite|ownerread|authread|authwrite|no_da" "$1" >/dev/null
-	tpm2_nvwrite -C o -i "$2" "$1" >/dev/null
-}
-
 @test "ekcert: the RSA certificate at 0x01c00002 is read and its key is the L-1 EK's (openssl and tpm2_readpublic agree)" {
 	run tb ekcert -o "$D/rsa.der"
 	assert_success

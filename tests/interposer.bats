@@ -13,16 +13,8 @@ load helpers/common
 
 setup_file() {
 	swtpm_start
-	local root
-	root=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 	export IP="$BATS_FILE_TMPDIR/interposer"
-	cc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
-		-I"$root/include" -o "$IP" \
-		"$root/tests/helpers/interposer.c" "$root/lib/buf.c" \
-		"$root/lib/crypto/hash.c" "$root/lib/crypto/kdf.c" \
-		"$root/lib/crypto/pk.c" "$root/lib/crypto/sym.c" \
-		"$root/lib/der.c" "$root/lib/pem.c" "$root/lib/err.c" \
-		-lmbedcrypto
+	interposer_build "$IP"
 	export REAL=$TPMBOX_TCTI
 	export SRKPUB="$BATS_FILE_TMPDIR/srk.pem"
 	SRKNAME=$("$TPMBOX" takeown --srk-pub "$SRKPUB")

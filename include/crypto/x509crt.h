@@ -23,6 +23,9 @@ struct crt_info {
 int crt_parse(const uint8_t *der, size_t n, struct crt_info *ci,
 	      struct tberr *e);
 
+/* 1 when this build reads certificates (0: make tiny's mbedTLS has no
+ * X.509; every function below then fails). */
+int crt_available(void);
 /* A set of certificates. */
 struct crtset;
 struct crtset *crtset_new(void);

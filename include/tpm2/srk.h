@@ -81,6 +81,7 @@ enum {
 	TRUST_PINNED,		/* the SRK, with the pinned name */
 	TRUST_TOFU,		/* an SRK, no pin set: trust on first use */
 	TRUST_NULL,		/* a NULL-hierarchy key: never pinnable */
+	TRUST_EK,		/* an EK whose certificate verified */
 };
 
 struct tpm2_srk {
@@ -129,6 +130,11 @@ void tpm2_srk_put(struct tpm *t, struct tpm2_srk *k);
  * does nothing).  From here on commands carry response HMACs. */
 int tpm2_trust_start(struct tpm *t, uint32_t key,
 		     const struct tpm2_public *pub);
+/* Start the process session salted to an EK whose public area the
+ * caller matched with a certificate that verified (ekcert_trust): only
+ * that TPM learns the salt, so every answer HMACed in the session is
+ * that TPM's, pin or not.  Does nothing when a session is up. */
+int tpm2_trust_ek(struct tpm *t, uint32_t key, const struct tpm2_public *pub);
 /* The process session, started if needed: salted to the SRK at
  * 0x81000001 (pinned when a pin is set; with no pin a standard SRK),
  * else to the SRK made from the template with the empty owner value

@@ -65,6 +65,11 @@ int crt_parse(const uint8_t *der, size_t n, struct crt_info *ci,
 	return 0;
 }
 
+int crt_available(void)
+{
+	return 1;
+}
+
 struct crtset *crtset_new(void)
 {
 	struct crtset *s = calloc(1, sizeof(*s));
@@ -232,6 +237,7 @@ int crt_parse(const uint8_t *der, size_t n, struct crt_info *ci,
 	return none(e);
 }
 
+int crt_available(void) { return 0; }
 struct crtset *crtset_new(void) { return NULL; }
 void crtset_free(struct crtset *s) { (void)s; }
 size_t crtset_count(const struct crtset *s) { (void)s; return 0; }

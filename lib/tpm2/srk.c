@@ -372,6 +372,14 @@ int tpm2_trust_start(struct tpm *t, uint32_t key,
 	return rc;
 }
 
+int tpm2_trust_ek(struct tpm *t, uint32_t key, const struct tpm2_public *pub)
+{
+	if (t->trust && t->trust->s && t->trust->kind != TRUST_EK)
+		return err_set(t->e, EX_FAIL, "a session salted to another "
+			       "key is already up: the EK's comes first");
+	return start(t, key, pub, TRUST_EK);
+}
+
 /* A session salted to a fresh ECC primary in the NULL hierarchy (no
  * authorization needed to make it; flushed once the session holds the
  * salt).  Only when no pin is set, or with --allow-unsalted. */

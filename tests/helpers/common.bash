@@ -145,6 +145,30 @@ swtpm_ekcert_start() {
 
 swtpm_pid() { cat "$SWTPM_DIR/pid" 2>/dev/null; }
 
+# nv_put INDEX FILE: replace an EK certificate index by one holding FILE
+# (owner-defined, ownerread|authread like the vendor's).
+nv_put() {
+	tpm2_nvundefine -C p "$1" >/dev/null 2>&1 ||
+		tpm2_nvundefine -C o "$1" >/dev/null 2>&1 || true
+	tpm2_nvdefine -C o -s "$(stat -c %s "$2")" \
+		-a "ownerwrite|ownerread|authread|authwrite|no_da" "$1" >/dev/null
+	tpm2_nvwrite -C o -i "$2" "$1" >/dev/null
+}
+
+# interposer_build OUT: tests/helpers/interposer.c (an active attacker
+# on the bus) built at OUT.
+interposer_build() {
+	local root
+	root=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	cc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
+		-I"$root/include" -o "$1" \
+		"$root/tests/helpers/interposer.c" "$root/lib/buf.c" \
+		"$root/lib/crypto/hash.c" "$root/lib/crypto/kdf.c" \
+		"$root/lib/crypto/pk.c" "$root/lib/crypto/sym.c" \
+		"$root/lib/der.c" "$root/lib/pem.c" "$root/lib/err.c" \
+		-lmbedcrypto
+}
+
 swtpm_stop() {
 	local pid
 	pid=$(swtpm_pid)
