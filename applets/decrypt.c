@@ -43,6 +43,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	uint8_t *text = NULL, *ct = NULL, pt[512];
 	size_t tn = 0, cn = 0, pn = 0;
 	uint32_t key = 0;
+	struct tpm2_session *pol = NULL;
 	int o, flags = 0, rc = 0;
 	struct tpm *t;
 
@@ -83,11 +84,11 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto fail;
 	/* Step 2: loaded under the SRK, the key decrypts. */
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    key_load(t, blob, NULL, 0, &key, pub))
+	    key_load(t, blob, NULL, 0, &key, pub, &pol))
 		goto fail;
-	rc = key_decrypt(t, key, pub, auth.v, auth.n, TPM2_ALG_SHA256, ct, cn,
-			 pt, sizeof(pt), &pn);
-	key_flush(t, key);
+	rc = key_decrypt(t, key, pub, pol, auth.v, auth.n, TPM2_ALG_SHA256, ct,
+			 cn, pt, sizeof(pt), &pn);
+	key_flush(t, key, pol);
 	if (rc)
 		goto fail;
 	/* Step 3: the plaintext, a secret. */

@@ -13,13 +13,18 @@
 #include "sshkey.h"
 #include "tpm.h"
 #include "tpm2/attest.h"
+#include "sealing.h"
 #include "tpm2/key.h"
+#include "tpm2/pcr.h"
+#include "tpm2/policy.h"
+#include "tpm2/session.h"
+#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: keycreate [--ecc | --rsa [--bits 2048|3072]] [--usage "
 	"sign|decrypt]\n"
-	"                 [--auth AUTH] -o KEY.pem [--pub PUB.pem] "
-	"[--ssh-pub FILE] [-f]\n"
+	"                 [--auth AUTH] [-p SELECTION[=VALUES]] -o KEY.pem\n"
+	"                 [--pub PUB.pem] [--ssh-pub FILE] [-f]\n"
 	"Create a key in the TPM under the SRK and print its name.  Its "
 	"private part\n"
 	"never leaves the TPM: KEY.pem (a loadable TSS2 PRIVATE KEY, parent\n"
@@ -31,6 +36,12 @@ static const char usage[] =
 	"RSA,\n"
 	"             OAEP)\n"
 	"  --auth AUTH  the key's auth value (default: none)\n"
+	"  -p SELECTION[=VALUES]  the key works only while these PCRs hold "
+	"these\n"
+	"             values (default: their values now), as seal -p: "
+	"PolicyPCR,\n"
+	"             then PolicyAuthValue with --auth; written in the key "
+	"file\n"
 	"  -o KEY.pem  write the key file (mode 0600, atomic)\n"
 	"  --pub PUB.pem  also write the public key (SubjectPublicKeyInfo "
 	"PEM)\n"
@@ -41,7 +52,7 @@ static const char usage[] =
 	"  -f         replace existing output files\n";
 
 enum { O_ECC = 256, O_RSA, O_BITS, O_USAGE, O_AUTH, O_PUB, O_SSH, O_OWNER };
-static const char shortopts[] = "o:f";
+static const char shortopts[] = "o:fp:";
 static const struct option longopts[] = {
 	{"ecc", no_argument, NULL, O_ECC},
 	{"rsa", no_argument, NULL, O_RSA},
@@ -55,6 +66,34 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0}
 };
 
+/* -p: the PCR values (given, or read in the process session), the
+ * policy digest into the template (no userWithAuth: only the policy
+ * authorizes), and the policy as the key file states it. */
+static int key_policy(struct tpm *t, struct seal_spec *ps, int authvalue,
+		      struct tpm2_public *tmpl, struct key_policy *kp,
+		      struct tberr *e)
+{
+	struct tpm2_session *s;
+	size_t n;
+
+	ps->ps.auth = authvalue;
+	if (tpm2_trust_need(t, &s) ||
+	    seal_spec_values(t, ps, tpm2_pcr_read, e))
+		return e->code;
+	n = policy_compute(&ps->ps, tmpl->policy);
+	kp->dlen = policy_pcr_digest(TPM2_ALG_SHA256, &ps->ps.br[0].vals,
+				     kp->digest);
+	if (n != 32 || kp->dlen != 32)
+		return err_set(e, EX_FAIL, "computing the key's policy failed");
+	tmpl->policylen = n;
+	tmpl->attrs &= ~TPMA_OBJECT_USERWITHAUTH;
+	tpm2_public_finish(tmpl);
+	kp->pcr = 1;
+	kp->sel = ps->ps.br[0].sel;
+	kp->authvalue = authvalue;
+	return 0;
+}
+
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *out = NULL, *pubf = NULL, *sshf = NULL, *outs[3];
@@ -63,6 +102,9 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct tpm2_public *tmpl = calloc(1, sizeof(*tmpl));
 	struct tpm2_public *pub = calloc(1, sizeof(*pub));
 	struct ak_blob *blob = calloc(1, sizeof(*blob));
+	struct seal_spec *ps = NULL;
+	struct seal_opts so;
+	struct key_policy kpol;
 	int o, rsa = 0, ecc = 0, bits = 2048, usage = KEY_USE_SIGN;
 	int flags = 0, rc = 0, i;
 	char *pem = NULL, *ppem = NULL, *ssh = NULL;
@@ -70,6 +112,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	size_t pn = 0, ppn = 0, sn = 0;
 	struct tpm *t;
 
+	memset(&so, 0, sizeof(so));
+	memset(&kpol, 0, sizeof(kpol));
 	if (!tmpl || !pub || !blob) {
 		rc = ctx_usage(c, "out of memory");
 		goto done;
@@ -96,6 +140,14 @@ static int run(struct ctx *c, int argc, char **argv)
 		case O_SSH: sshf = optarg; break;
 		case O_OWNER: owner_s = optarg; break;
 		case 'f': flags |= OUT_FORCE; break;
+		case 'p':
+			if (so.npcr) {
+				rc = ctx_usage(c, "-p: one PCR state for a key");
+				goto done;
+			}
+			if (seal_opts_add(&so, 'p', optarg, &c->e))
+				goto fail;
+			break;
 		default: rc = ctx_usage(c, "unknown option"); goto done;
 		}
 	}
@@ -140,13 +192,23 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto done;
 	}
 
-	/* Step 1: the key, made in the TPM under the SRK. */
+	if (so.npcr && (!(ps = calloc(1, sizeof(*ps))) ||
+			seal_spec_parse(ps, &so, &c->e)))
+		goto fail;
+
+	/* Step 1: with -p, the policy: the PCR values given, or read in the
+	 * session salted to the SRK. */
 	key_template(tmpl, rsa, bits, usage);
-	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    key_create(t, tmpl, auth.v, auth.n, owner.n ? owner.v : NULL,
+	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t))
+		goto fail;
+	if (ps && key_policy(t, ps, auth.n > 0, tmpl, &kpol, &c->e))
+		goto fail;
+	/* Step 2: the key, made in the TPM under the SRK. */
+	if (key_create(t, tmpl, auth.v, auth.n, owner.n ? owner.v : NULL,
 		       owner.n, "key", blob, pub))
 		goto fail;
-	/* Step 2: its files, and its name. */
+	blob->pol = kpol;
+	/* Step 3: its files, and its name. */
 	if (ak_blob_encode(blob, &pem, &pn, &c->e) ||
 	    (pubf && ak_pub_pem(pub, &ppem, &ppn, &c->e)) ||
 	    (sshf && ssh_pub_line(pub, NULL, &ssh, &sn, &c->e)) ||
@@ -169,6 +231,9 @@ done:
 	free(pem);
 	free(ppem);
 	free(ssh);
+	if (ps)
+		seal_spec_wipe(ps);
+	free(ps);
 	free(blob);
 	free(pub);
 	free(tmpl);

@@ -57,6 +57,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	size_t dlen = 0, tn = 0, n = 0, dn;
 	uint16_t scheme = 0;
 	uint32_t key = 0;
+	struct tpm2_session *pol = NULL;
 	int o, flags = 0, rc = 0;
 	struct tpm *t = NULL;
 
@@ -131,13 +132,14 @@ static int run(struct ctx *c, int argc, char **argv)
 	/* Step 2: loaded under the SRK, it signs; the signature is
 	 * checked with its public part. */
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    key_load(t, blob, NULL, 0, &key, pub))
+	    key_load(t, blob, NULL, 0, &key, pub, &pol))
 		goto fail;
 	if (!scheme)
 		scheme = pub->type == TPM2_ALG_ECC ? TPM2_ALG_ECDSA :
 			 TPM2_ALG_RSASSA;
-	rc = key_sign(t, key, pub, auth.v, auth.n, scheme, digest, dlen, sig);
-	key_flush(t, key);
+	rc = key_sign(t, key, pub, pol, auth.v, auth.n, scheme, digest, dlen,
+		      sig);
+	key_flush(t, key, pol);
 	if (rc)
 		goto fail;
 	/* Step 3: written as openssl reads it. */

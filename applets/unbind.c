@@ -43,6 +43,7 @@ struct tpmkey_dec {
 	struct tpm *t;
 	uint32_t key;
 	const struct tpm2_public *pub;
+	struct tpm2_session *pol;
 	const struct authval *auth;
 };
 
@@ -53,8 +54,8 @@ static int tpm_oaep(void *ctx, uint16_t hash, const uint8_t *ct,
 
 	if (ctlen != d->pub->rsa_nlen)
 		return 1;	/* made for a key of another size */
-	if (!key_decrypt(d->t, d->key, d->pub, d->auth->v, d->auth->n, hash,
-			 ct, ctlen, out, cap, outlen))
+	if (!key_decrypt(d->t, d->key, d->pub, d->pol, d->auth->v, d->auth->n,
+			 hash, ct, ctlen, out, cap, outlen))
 		return 0;
 	/* not this key's padding (key_decrypt's exit 4 with the TPM's
 	 * code); anything else (a wrong auth, the transport) stops. */
@@ -78,6 +79,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	size_t tn = 0, cn = 0, pn = 0, kn = 0;
 	char *kpem = NULL;
 	uint32_t key = 0;
+	struct tpm2_session *pol = NULL;
 	int o, flags = 0, rc = 0;
 	struct tpm *t;
 
@@ -120,16 +122,16 @@ static int run(struct ctx *c, int argc, char **argv)
 	/* Step 2: the key loaded under the SRK; its public half names the
 	 * recipient. */
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    key_load(t, blob, NULL, 0, &key, pub))
+	    key_load(t, blob, NULL, 0, &key, pub, &pol))
 		goto fail;
-	d = (struct tpmkey_dec){ t, key, pub, &auth };
+	d = (struct tpmkey_dec){ t, key, pub, pol, &auth };
 	rc = ak_pub_pem(pub, &kpem, &kn, &c->e);
 	if (!rc)
 		rc = x509_read_public(kpem, kn, &k, &c->e);
 	/* Step 3: the TPM opens the block or the CMS message's key. */
 	if (!rc)
 		rc = bind_decrypt(&k, ct, cn, tpm_oaep, &d, &pt, &pn, &c->e);
-	key_flush(t, key);
+	key_flush(t, key, pol);
 	if (rc)
 		goto fail;
 	/* Step 4: the data, a secret. */

@@ -114,6 +114,10 @@ prep_state() {
 		>/dev/null 2>&1; then
 		tb keycreate -f -o "$FD/sk.key" --pub "$FD/sk.pub" \
 			>/dev/null 2>&1 || true
+		# sign-pcr's: a key with a PolicyPCR (PCR 15: the extend
+		# recipe extends 16) and a value
+		tb keycreate -f -p sha256:15 --auth str:pk -o "$FD/pk.key" \
+			--pub "$FD/pk.pub" >/dev/null 2>&1 || true
 		tb keycreate --rsa --usage decrypt -f -o "$FD/dk.key" \
 			--pub "$FD/dk.pub" >/dev/null 2>&1 &&
 		openssl pkeyutl -encrypt -pubin -inkey "$FD/dk.pub" \
@@ -340,6 +344,11 @@ recipe() {
 		ARGS=(decrypt -k "$FD/dk.key" -i "$FD/dk.ct" -o "$OUT")
 		# an exit-0 plaintext is exactly what openssl encrypted
 		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
+	sign-pcr) OUT=$FD/out
+		[ -s "$FD/pk.key" ] || return 2
+		ARGS=(sign -k "$FD/pk.key" --auth str:pk -i "$FD/data32" -o "$OUT")
+		# an exit-0 signature verifies for the key (openssl)
+		CHECK='openssl dgst -sha256 -verify "$FD/pk.pub" -signature "$OUT" "$FD/data32" >/dev/null' ;;
 	unbind) OUT=$FD/out
 		[ -s "$FD/dk.cms" ] || return 2
 		ARGS=(unbind -k "$FD/dk.key" -i "$FD/dk.cms" -o "$OUT")
@@ -402,6 +411,7 @@ applets() {
 		[ -s "$FD/ekblob" ] && echo unseal-to-ek
 		[ -s "$FD/orblob" ] && echo unseal-or
 		[ -s "$FD/sigblob" ] && echo unseal-sig
+		[ -s "$FD/pk.key" ] && echo sign-pcr
 		# clears the TPM before each run, as clearall does
 		echo takeown-provision
 		has_applet clearall && echo clearall

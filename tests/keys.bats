@@ -208,3 +208,74 @@ EOF
 	assert_failure 1
 	assert_output --partial "another SRK"
 }
+
+@test "keycreate -p: the key signs only while PCR 16 holds its value; its authPolicy is tpm2_createpolicy's; tpm2-tools signs with it in a PolicyPCR session" {
+	tb keycreate -p sha256:16 -o "$D/pk.key" --pub "$D/pk.pub" > "$D/pk.name"
+	tb sign -k "$D/pk.key" -i "$D/msg" -o "$D/pk.sig"
+	openssl dgst -sha256 -verify "$D/pk.pub" -signature "$D/pk.sig" "$D/msg"
+	# the oracle's trial policy for the same PCR equals the key's
+	tpm2_createpolicy -Q --policy-pcr -l sha256:16 -L "$BATS_TEST_TMPDIR/pol"
+	t2_flush
+	tss2_pieces "$D/pk.key" "$D/pkp"
+	tpm2_readpublic -Q -c 0x81000001 >/dev/null 2>&1 || tb persist --srk >/dev/null
+	t2_flush
+	tpm2_load -Q -C 0x81000001 -u "$D/pkp/pub" -r "$D/pkp/priv" -c "$D/pk.ctx"
+	t2_flush
+	run tpm2_readpublic -c "$D/pk.ctx"
+	t2_flush
+	assert_output --partial "authorization policy: $(xxd -p -c 64 "$BATS_TEST_TMPDIR/pol")"
+	refute_output --partial userwithauth
+	# tpm2-tools: a policy session with PolicyPCR satisfies it
+	tpm2_startauthsession -Q --policy-session -S "$BATS_TEST_TMPDIR/s.ctx"
+	tpm2_policypcr -Q -S "$BATS_TEST_TMPDIR/s.ctx" -l sha256:16
+	tpm2_sign -c "$D/pk.ctx" -p "session:$BATS_TEST_TMPDIR/s.ctx" -g sha256 \
+		-s ecdsa -f plain -o "$BATS_TEST_TMPDIR/t2.sig" "$D/msg"
+	tpm2_flushcontext "$BATS_TEST_TMPDIR/s.ctx" 2>/dev/null || true
+	openssl dgst -sha256 -verify "$D/pk.pub" -signature "$BATS_TEST_TMPDIR/t2.sig" "$D/msg"
+	# PCR 16 moves on: exit 4, saying why, and nothing written
+	tpm2_pcrextend 16:sha256=$(printf '%064d' 7)
+	run tb sign -k "$D/pk.key" -i "$D/msg" -o "$BATS_TEST_TMPDIR/no.sig"
+	assert_failure 4
+	assert_output --partial "the PCRs are not in the state the key was made for"
+	refute_output --partial "another SRK"
+	[ ! -e "$BATS_TEST_TMPDIR/no.sig" ]
+	# without the policy (the oracle's password session) the TPM refuses
+	run tpm2_sign -c "$D/pk.ctx" -g sha256 -s ecdsa -o "$BATS_TEST_TMPDIR/t3.sig" "$D/msg"
+	assert_failure
+	tpm2_pcrreset 16
+}
+
+@test "keycreate -p SEL=VALUES --auth: a decryption key for a state to come, with a value; the key file states PolicyPCR then PolicyAuthValue" {
+	# PCR 16 after one extend with 32 zero bytes, from reset
+	tpm2_pcrreset 16
+	next=$(printf '%064d%064d' 0 0 | xxd -r -p | sha256sum | cut -c1-64)
+	tb keycreate --rsa --usage decrypt --auth str:Pcr0pen \
+		-p "sha256:16=$next" -o "$D/pd.key" --pub "$D/pd.pub" >/dev/null
+	printf 'ForLater' | tb bind --pub "$D/pd.pub" > "$D/pd.ct"
+	run tb unbind -k "$D/pd.key" --auth str:Pcr0pen -i "$D/pd.ct"
+	assert_failure 4
+	assert_output --partial "the PCRs are not in the state"
+	tpm2_pcrextend 16:sha256=$(printf '%064d' 0)
+	[ "$(tb unbind -k "$D/pd.key" --auth str:Pcr0pen -i "$D/pd.ct")" = ForLater ]
+	[ "$(tb decrypt -k "$D/pd.key" --auth str:Pcr0pen -i "$D/pd.ct")" = ForLater ]
+	run tb decrypt -k "$D/pd.key" --auth str:wrong -i "$D/pd.ct"
+	assert_failure 4
+	assert_output --partial "AUTH_FAIL"
+	tpm2_dictionarylockout -Q -c >/dev/null 2>&1 || true
+	# the file: no emptyAuth TRUE, policy [1] with the two commands
+	sed -n '/BEGIN TSS2/,/END TSS2/p' "$D/pd.key" | sed '1d;$d' | base64 -d |
+		openssl asn1parse -inform DER > "$BATS_TEST_TMPDIR/asn1"
+	grep -q "cont \[ 1 \]" "$BATS_TEST_TMPDIR/asn1"
+	grep -q "INTEGER *:017F" "$BATS_TEST_TMPDIR/asn1"	# PolicyPCR
+	grep -q "INTEGER *:016B" "$BATS_TEST_TMPDIR/asn1"	# PolicyAuthValue
+	! grep -q "BOOLEAN *:255" "$BATS_TEST_TMPDIR/asn1"
+	tpm2_pcrreset 16
+	# refusals: two states, a bad value, and an AK reader given this key
+	run tb keycreate -p sha256:16 -p sha256:17 -o "$BATS_TEST_TMPDIR/x.key"
+	assert_failure 2
+	run tb keycreate -p sha256:16=zz -o "$BATS_TEST_TMPDIR/x.key"
+	assert_failure 2
+	[ ! -e "$BATS_TEST_TMPDIR/x.key" ]
+	run tb quote -k "$D/pd.key" -n 00 -o "$BATS_TEST_TMPDIR/q"
+	assert_failure 1
+}

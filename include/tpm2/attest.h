@@ -21,9 +21,21 @@
 
 struct tpm;
 
+/* A key's policy as its file states it (keycreate -p; TSS2 key file
+ * TPMPolicy entries): PolicyPCR over sel with pcrDigest digest, then
+ * PolicyAuthValue when the key has a value.  pcr 0: none. */
+struct key_policy {
+	int pcr;
+	struct pcr_sel sel;
+	uint8_t digest[64];
+	size_t dlen;
+	int authvalue;
+};
+
 struct ak_blob {
 	uint32_t parent;	/* 0x40000001, or a persistent 0x81xxxxxx */
 	int empty_auth;
+	struct key_policy pol;
 	uint8_t pub[2 + TPM2_PUBLIC_MAX];	/* TPM2B_PUBLIC with size */
 	size_t publen;
 	uint8_t priv[2 + TPM2_PRIVATE_MAX];	/* TPM2B_PRIVATE with size */

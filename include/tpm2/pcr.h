@@ -53,6 +53,9 @@ int pcr_sel_resolve(struct pcr_sel *sel, const struct pcr_sel *alloc,
 		    unsigned npcrs, struct tberr *e);
 /* TPML_PCR_SELECTION with sizeofSelect = 3 (24 PCRs) or 4 when needed. */
 void pcr_sel_marshal(struct tb *b, const struct pcr_sel *sel);
+/* Read a TPML_PCR_SELECTION (untrusted bytes: at most TPM2_MAX_BANKS
+ * banks of at most 4 bytes); -1 with b failed when malformed. */
+int pcr_sel_unmarshal(struct tb *b, struct pcr_sel *sel);
 /* Count of selected PCRs. */
 int pcr_sel_count(const struct pcr_sel *sel);
 

@@ -6,6 +6,7 @@
 #include "crypto/pk.h"
 #include "crypto/verify.h"
 #include "tpm2/attest.h"
+#include "tpm2/policy.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/key.h"
@@ -85,6 +86,20 @@ int ak_blob_encode(const struct ak_blob *k, char **pem, size_t *n,
 	t.publen = k->publen;
 	memcpy(t.priv, k->priv, k->privlen);
 	t.privlen = k->privlen;
+	if (k->pol.pcr) {
+		struct tb b;
+
+		tb_init(&b, t.policy[0].body, sizeof(t.policy[0].body));
+		policy_pcr_marshal(&b, &k->pol.sel, k->pol.digest,
+				   k->pol.dlen);
+		if (tb_err(&b))
+			return err_set(e, EX_FAIL, "KEY: policy too large");
+		t.policy[0].cc = TPM2_CC_PolicyPCR;
+		t.policy[0].len = b.len;
+		t.npolicy = 1;
+	}
+	if (k->pol.authvalue)
+		t.policy[t.npolicy++].cc = TPM2_CC_PolicyAuthValue;
 	rc = tpmkey_encode(&t, pem, n, "AKBLOB", e);
 	explicit_bzero(&t, sizeof(t));
 	return rc;
@@ -93,7 +108,12 @@ int ak_blob_encode(const struct ak_blob *k, char **pem, size_t *n,
 int ak_blob_decode(const uint8_t *text, size_t n, struct ak_blob *k,
 		   struct tberr *e)
 {
-	return key_file_decode(text, n, k, "AKBLOB", e);
+	if (key_file_decode(text, n, k, "AKBLOB", e))
+		return e->code;
+	if (k->pol.pcr || k->pol.authvalue)
+		return err_set(e, EX_FAIL, "AKBLOB: an attestation key has no "
+			       "policy (this is a key made with keycreate -p)");
+	return 0;
 }
 
 int ak_pub_pem(const struct tpm2_public *p, char **pem, size_t *n,
@@ -148,7 +168,8 @@ int ak_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner_auth,
 	tb_init_read(&r, b->pub, b->publen);
 	if (tpm2_public_get2b(&r, pub, t->e) || ak_check_public(pub, t->e))
 		return err_prefix(t->e, "AKBLOB");
-	rc = key_load_as(t, b, owner_auth, owner_authlen, 0, handle, pub);
+	rc = key_load_as(t, b, owner_auth, owner_authlen, 0, handle, pub,
+			 NULL);
 	if (rc && t->e->rc && t->e->hint[0])
 		err_hint(t->e, "the AK was made under another SRK (a cleared "
 			 "TPM or another machine)");

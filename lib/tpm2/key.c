@@ -10,6 +10,7 @@
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/key.h"
+#include "tpm2/policy.h"
 #include "tpm2/rc.h"
 #include "tpm2/session.h"
 #include "tpm2/srk.h"
@@ -104,6 +105,40 @@ int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 	return 0;
 }
 
+/* The policy entries keycreate -p writes: PolicyPCR (its parameters:
+ * TPM2B pcrDigest, TPML_PCR_SELECTION), then PolicyAuthValue (empty);
+ * either alone; nothing else. */
+static int policy_decode(const struct tpmkey *t, struct key_policy *p,
+			 const char *what, struct tberr *e)
+{
+	int i;
+
+	for (i = 0; i < t->npolicy; i++) {
+		uint32_t cc = t->policy[i].cc;
+		struct tb r;
+
+		if (i == 0 && cc == TPM2_CC_PolicyPCR) {
+			tb_init_read(&r, t->policy[i].body, t->policy[i].len);
+			p->dlen = tb_get_tpm2b(&r, p->digest,
+					       sizeof(p->digest));
+			if (pcr_sel_unmarshal(&r, &p->sel) || tb_left(&r) ||
+			    tb_err(&r) || p->dlen != 32 ||
+			    pcr_sel_count(&p->sel) == 0)
+				return err_set(e, EX_FAIL, "%s: a damaged "
+					       "PolicyPCR entry", what);
+			p->pcr = 1;
+		} else if (cc == TPM2_CC_PolicyAuthValue &&
+			   !p->authvalue && t->policy[i].len == 0) {
+			p->authvalue = 1;
+		} else {
+			return err_set(e, EX_FAIL, "%s: policy command 0x%x is "
+				       "not supported (keys take PolicyPCR, "
+				       "then PolicyAuthValue)", what, cc);
+		}
+	}
+	return 0;
+}
+
 int key_file_decode(const uint8_t *text, size_t n, struct ak_blob *k,
 		    const char *what, struct tberr *e)
 {
@@ -118,11 +153,8 @@ int key_file_decode(const uint8_t *text, size_t n, struct ak_blob *k,
 			     "2.23.133.10.1.3): a sealed blob is no key", what);
 		goto out;
 	}
-	if (t.npolicy) {
-		rc = err_set(e, EX_FAIL, "%s: keys with a policy are not "
-			     "supported", what);
+	if ((rc = policy_decode(&t, &k->pol, what, e)))
 		goto out;
-	}
 	if (t.parent != TPM2_RH_OWNER && (t.parent >> 24) != 0x81) {
 		rc = err_set(e, EX_FAIL, "%s: parent 0x%08x is neither "
 			     "the owner hierarchy nor persistent", what,
@@ -150,10 +182,65 @@ static int integrity(uint32_t rc)
 	return (rc & 0x80) && (rc & 0x3f) == 0x1f;
 }
 
+/* The key's policy on a policy session salted to its parent k (loaded):
+ * PolicyPCR with the values the key was made for (exit 4 when the PCRs
+ * differ now), then PolicyAuthValue. */
+static int policy_start(struct tpm *t, const struct ak_blob *b,
+			const struct tpm2_srk *k, struct tpm2_session **pol)
+{
+	uint32_t h;
+	int rc;
+
+	if (!pol)
+		return err_set(t->e, EX_FAIL, "KEY has a policy, which this "
+			       "use of it cannot satisfy");
+	if ((rc = tpm2_session_start(t, TPM2_SE_POLICY, k->handle, &k->pub,
+				     TPM2_RH_NULL, NULL, 0, 0, pol)))
+		return rc;
+	h = tpm2_session_handle(*pol);
+	if (b->pol.pcr && tpm2_policy_pcr(t, h, b->pol.digest, b->pol.dlen,
+					  &b->pol.sel)) {
+		rc = rc_base(t->e->rc) == TPM2_RC_VALUE ?
+		     err_set(t->e, EX_AUTH, "KEY: the PCRs are not in the "
+			     "state the key was made for (its PolicyPCR "
+			     "fails)") : t->e->code;
+		goto fail;
+	}
+	if (b->pol.authvalue) {
+		if ((rc = tpm2_policy_authvalue(t, h)))
+			goto fail;
+		tpm2_session_policy_auth(*pol, SESS_POLICY_AUTHVALUE);
+		tpm2_session_enc_auth(*pol, 1);
+	}
+	return 0;
+fail:
+	tpm2_session_flush(t, *pol);
+	*pol = NULL;
+	return rc;
+}
+
+/* policy_start for a key just loaded at *handle (flushed when it fails). */
+static int loaded_policy(struct tpm *t, const struct ak_blob *b,
+			 const struct tpm2_srk *k, uint32_t *handle,
+			 struct tpm2_session **pol)
+{
+	int rc = policy_start(t, b, k, pol);
+
+	if (rc) {
+		struct tberr keep = *t->e;
+
+		tpm2_flush(t, *handle);
+		*handle = 0;
+		*t->e = keep;
+	}
+	return rc;
+}
+
 int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 		size_t ownerlen, int salt, uint32_t *handle,
-		struct tpm2_public *pub)
+		struct tpm2_public *pub, struct tpm2_session **pol)
 {
+	int with_pol = b->pol.pcr || b->pol.authvalue;
 	struct tpm2_srk *k = calloc(1, sizeof(*k));
 	struct tpm2_private priv;
 	int rc, how, persisted = 0, not_child = 0;
@@ -180,6 +267,8 @@ int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 		rc = tpm2_load(t, k->handle, k->pub.name, k->pub.namelen, NULL,
 			       &priv, pub, handle);
 		not_child = rc && integrity(t->e->rc);
+		if (rc == 0 && with_pol)
+			rc = loaded_policy(t, b, k, handle, pol);
 	}
 	tpm2_srk_put(t, k);
 	/* Parent 0x40000001, and TPM2_Load says the key is no child of the
@@ -196,21 +285,23 @@ int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 		if (srk(t, owner, ownerlen, how, k) == 0 &&
 		    tpm2_load(t, k->handle, k->pub.name, k->pub.namelen,
 			      NULL, &priv, pub, handle) == 0)
-			rc = 0;
+			rc = with_pol ? loaded_policy(t, b, k, handle, pol) : 0;
 		else
 			*t->e = keep;
 		tpm2_srk_put(t, k);
 	}
 	free(k);
 	explicit_bzero(&priv, sizeof(priv));
-	if (rc && (rc == EX_AUTH || rc == EX_FAIL) && t->e->rc)
+	if (rc && (rc == EX_AUTH || rc == EX_FAIL) && t->e->rc &&
+	    rc_base(t->e->rc) != TPM2_RC_VALUE)	/* not the PolicyPCR's */
 		err_hint(t->e, "the key was made under another SRK (a cleared "
 			 "TPM or another machine)");
 	return rc;
 }
 
 int key_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
-	     size_t ownerlen, uint32_t *handle, struct tpm2_public *pub)
+	     size_t ownerlen, uint32_t *handle, struct tpm2_public *pub,
+	     struct tpm2_session **pol)
 {
 	struct tb r;
 
@@ -223,16 +314,20 @@ int key_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 			       "decrypt (a restricted key or a %s object)",
 			       pub->type == TPM2_ALG_KEYEDHASH ? "sealed" :
 			       "symmetric");
-	return key_load_as(t, b, owner, ownerlen, 1, handle, pub);
+	if (pol)
+		*pol = NULL;
+	return key_load_as(t, b, owner, ownerlen, 1, handle, pub, pol);
 }
 
 /* The key's value authorizes it in the process session (salted to the
  * parent): never on the bus, and the answer is HMACed. */
 static void key_auth(struct tpm *t, struct tpm2_call *c, uint32_t key,
 		     const struct tpm2_public *pub, const uint8_t *auth,
-		     size_t authlen, struct tpm2_auth *a, int flags)
+		     size_t authlen, struct tpm2_session *pol,
+		     struct tpm2_auth *a, int flags)
 {
-	struct tpm2_session *s = tpm2_trust_session(t);
+	/* a key with a policy: its policy session, salted to the parent */
+	struct tpm2_session *s = pol ? pol : tpm2_trust_session(t);
 
 	if (!s) {	/* key_load starts it: never without */
 		tpm2_auth_pw(a, NULL, 0);
@@ -256,7 +351,8 @@ static uint16_t hash_of_size(size_t n)
 }
 
 int key_sign(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
-	     const uint8_t *auth, size_t authlen, uint16_t scheme,
+	     struct tpm2_session *pol, const uint8_t *auth, size_t authlen,
+	     uint16_t scheme,
 	     const uint8_t *digest, size_t dlen, struct quote_sig *sig)
 {
 	struct tpm2_call c = { .cc = TPM2_CC_Sign };
@@ -292,7 +388,7 @@ int key_sign(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	tb_put_u16(&b, TPM2_ST_HASHCHECK);
 	tb_put_u32(&b, TPM2_RH_NULL);
 	tb_put_u16(&b, 0);
-	key_auth(t, &c, key, pub, auth, authlen, &a, 0);
+	key_auth(t, &c, key, pub, auth, authlen, pol, &a, 0);
 	if (!c.na)
 		return err_set(t->e, EX_FAIL, "TPM2_Sign: no session salted "
 			       "to the key's parent");
@@ -326,7 +422,8 @@ int key_sign(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 }
 
 int key_decrypt(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
-		const uint8_t *auth, size_t authlen, uint16_t hash,
+		struct tpm2_session *pol, const uint8_t *auth, size_t authlen,
+		uint16_t hash,
 		const uint8_t *ct, size_t ctlen, uint8_t *out, size_t cap,
 		size_t *outlen)
 {
@@ -350,14 +447,14 @@ int key_decrypt(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	tb_put_u16(&b, hash);
 	tb_put_u16(&b, 0);
 	/* the message comes back encrypted in the session */
-	key_auth(t, &c, key, pub, auth, authlen, &a, SESS_ENC_RSP);
+	key_auth(t, &c, key, pub, auth, authlen, pol, &a, SESS_ENC_RSP);
 	if (!c.na)
 		return err_set(t->e, EX_FAIL, "TPM2_RSA_Decrypt: no session "
 			       "salted to the key's parent");
 	c.params = p;
 	c.plen = b.len;
 	rc = tpm2_call(t, &c);
-	tpm2_session_set_flags(tpm2_trust_session(t), 0);	/* not NULL */
+	tpm2_session_set_flags(pol ? pol : tpm2_trust_session(t), 0);
 	/* A padding that is not this key's: TPM_RC_VALUE (Part 3, 14.3),
 	 * TPM_RC_FAILURE from libtpms before 0.10 (which stays usable). */
 	if (rc && (rc_base(t->e->rc) == TPM2_RC_VALUE ||
@@ -377,11 +474,14 @@ int key_decrypt(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	return 0;
 }
 
-void key_flush(struct tpm *t, uint32_t key)
+void key_flush(struct tpm *t, uint32_t key, struct tpm2_session *pol)
 {
 	struct tberr keep = *t->e;
 
-	tpm2_flush(t, key);
+	if (pol)
+		tpm2_session_flush(t, pol);
+	if (key)
+		tpm2_flush(t, key);
 	*t->e = keep;
 }
 

@@ -246,8 +246,7 @@ void pcr_sel_marshal(struct tb *b, const struct pcr_sel *sel)
 	}
 }
 
-/* Read a TPML_PCR_SELECTION from the TPM (untrusted). */
-static int sel_unmarshal(struct tb *r, struct pcr_sel *sel)
+int pcr_sel_unmarshal(struct tb *r, struct pcr_sel *sel)
 {
 	uint32_t n = tb_get_u32(r), i, k;
 
@@ -285,7 +284,7 @@ int tpm2_pcr_implemented(struct tpm *t, struct pcr_sel *impl,
 				  &len)))
 		return rc;
 	tb_init_read(&r, buf, len);
-	if (sel_unmarshal(&r, impl) || tb_left(&r))
+	if (pcr_sel_unmarshal(&r, impl) || tb_left(&r))
 		return err_set(t->e, EX_IO, "TPM2_GetCapability: malformed "
 			       "PCR allocation");
 	if ((rc = tpm2_getprop(t, TPM2_PT_PCR_COUNT, &v)))
@@ -464,7 +463,7 @@ int tpm2_pcr_read(struct tpm *t, const struct pcr_sel *sel,
 			return rc;
 		tb_init_read(&r, c.rparams, c.rplen);
 		ctr = tb_get_u32(&r);
-		if (sel_unmarshal(&r, &got))
+		if (pcr_sel_unmarshal(&r, &got))
 			return err_set(t->e, EX_IO, "TPM2_PCR_Read: malformed "
 				       "selection in response");
 		if (!first && ctr != counter) {
