@@ -61,10 +61,15 @@ struct found {
 
 static const char *whence(const struct ekcert_slot *s, int how)
 {
-	if (how == EK_PERSISTED)
-		return s->tmpl == EKT_H3 ? "persisted at 0x81010016" :
-		       s->rsa ? "persisted at 0x81010001" :
-		       "persisted at 0x81010002";
+	static char at[40];
+
+	if (how == EK_PERSISTED) {
+		snprintf(at, sizeof(at), "persisted at 0x%08x",
+			 s->tmpl >= EKT_H1 ?
+			 TPM2_EK_HIGH_HANDLE(s->tmpl - EKT_H1 + 1) :
+			 s->rsa ? TPM2_EK_RSA_HANDLE : TPM2_EK_ECC_HANDLE);
+		return at;
+	}
 	return how == EK_NV_TEMPLATE ? "made from the template in NV" :
 	       "made from the TCG template";
 }

@@ -11,11 +11,13 @@
 #include "file.h"
 #include "hex.h"
 #include "tpm2/constants.h"
+#include "tpm2/attest.h"
 #include "tpm2/ek.h"
 #include "tpm2/srk.h"
 
 static const char usage[] =
-	"usage: ekpub [--rsa | --ecc | --template L-1|L-2|H-3] [-o PEM] "
+	"usage: ekpub [--rsa | --ecc | --template L-1|L-2|H-1|H-2|H-3|H-6|H-7]"
+	" [-o PEM] "
 	"[--pub FILE]\n             [--name] [-f]\n"
 	"Write the endorsement key's public key (PEM) to stdout or PEM: the\n"
 	"EK persisted at 0x81010001 (RSA) / 0x81010002 (ECC), else the key\n"
@@ -23,9 +25,11 @@ static const char usage[] =
 	"nonce), else from the TCG template L-1 (RSA-2048) / L-2 (P-256).\n"
 	"  --rsa      the RSA EK (the default)\n"
 	"  --ecc      the ECC (NIST P-256) EK\n"
-	"  --template T  L-1 (= --rsa), L-2 (= --ecc) or H-3: the NIST P-384\n"
-	"             EK of the high range, persisted at 0x81010016 by\n"
-	"             swtpm_setup, else made (SHA-384, PolicyB, empty unique)\n"
+	"  --template T  L-1 (= --rsa), L-2 (= --ecc), or a high range EK\n"
+	"             (PolicyB, empty unique): H-1 RSA-2048, H-2 P-256, H-3\n"
+	"             P-384, H-6 RSA-3072, H-7 RSA-4096; the one persisted\n"
+	"             beside its certificate (H-3: 0x81010016, as swtpm_setup\n"
+	"             does), else made\n"
 	"  -o PEM     write the PEM here (atomic)\n"
 	"  --pub FILE  also write its TPM2B_PUBLIC (tpm2_createek -u format)\n"
 	"  --name     print its name (hex) and where it came from\n"
@@ -50,7 +54,7 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *out = "-", *pubf = NULL;
 	struct tpm2_public *ek = calloc(1, sizeof(*ek));
-	int o, rsa = 1, h3 = 0, name = 0, flags = 0, how = 0, rc = 0;
+	int o, rsa = 1, high = 0, name = 0, flags = 0, how = 0, rc = 0;
 	char *pem = NULL, hx[2 * TPM2_NAME_MAX + 1];
 	uint8_t b2[2 + TPM2_PUBLIC_MAX];
 	size_t pemlen;
@@ -60,14 +64,18 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "out of memory");
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
-		case 'r': rsa = 1; h3 = 0; break;
-		case 'e': rsa = 0; h3 = 0; break;
+		case 'r': rsa = 1; high = 0; break;
+		case 'e': rsa = 0; high = 0; break;
 		case 't':
-			h3 = !strcmp(optarg, "H-3");
+			high = 0;
 			rsa = !strcmp(optarg, "L-1");
-			if (!h3 && !rsa && strcmp(optarg, "L-2")) {
-				rc = ctx_usage(c, "template '%s': L-1, L-2 or "
-					       "H-3", optarg);
+			if (optarg[0] == 'H' && optarg[1] == '-' &&
+			    optarg[2] >= '1' && optarg[2] <= '7' && !optarg[3])
+				high = optarg[2] - '0';
+			if ((high && tpm2_ek_template_high(ek, high)) ||
+			    (!high && !rsa && strcmp(optarg, "L-2"))) {
+				rc = ctx_usage(c, "template '%s': L-1, L-2, H-1, "
+					       "H-2, H-3, H-6 or H-7", optarg);
 				goto done;
 			}
 			break;
@@ -84,21 +92,14 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	/* Step 1: the EK, its answers HMACed in the process session. */
 	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
-	    (h3 ? tpm2_ek_public_h3(t, ek, &how) :
+	    (high ? tpm2_ek_public_high(t, high, ek, &how) :
 	     tpm2_ek_public(t, rsa, ek, &how))) {
 		rc = ctx_fail(c);
 		goto done;
 	}
 	/* Step 2: its public key and the files. */
-	if (ek->type == TPM2_ALG_RSA ?
-	    pk_pem_rsa(ek->rsa_n, ek->rsa_nlen, ek->rsa_exp, &pem, &pemlen) :
-	    ek->curve == TPM2_ECC_NIST_P384 ?
-	    pk_pem_p384(ek->ecc_x, ek->ecc_xlen, ek->ecc_y, ek->ecc_ylen,
-			&pem, &pemlen) :
-	    pk_pem_p256(ek->ecc_x, ek->ecc_xlen, ek->ecc_y, ek->ecc_ylen,
-			&pem, &pemlen)) {
-		rc = ctx_usage(c, "the EK's public key cannot be written as "
-			       "PEM");
+	if (ak_pub_pem(ek, &pem, &pemlen, &c->e)) {
+		rc = ctx_fail(c);
 		goto done;
 	}
 	b2[0] = (uint8_t)(ek->rawlen >> 8);
@@ -112,10 +113,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	if (name) {
 		hex_encode(ek->name, ek->namelen, hx);
-		printf("%s (%s%s)\n", hx, whence[how],
-		       how == 1 ? (h3 ? " at 0x81010016" : rsa ?
-				   " at 0x81010001" : " at 0x81010002") :
-		       "");
+		printf("%s (%s", hx, whence[how]);
+		if (how == EK_PERSISTED)
+			printf(" at 0x%08x", high ? TPM2_EK_HIGH_HANDLE(high) :
+			       rsa ? TPM2_EK_RSA_HANDLE : TPM2_EK_ECC_HANDLE);
+		printf(")\n");
 	}
 done:
 	free(pem);

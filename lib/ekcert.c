@@ -177,18 +177,14 @@ out:
 int ekcert_ek(struct tpm *t, const struct ekcert_slot *s,
 	      struct tpm2_public *ek, int *how)
 {
-	switch (s->tmpl) {
-	case EKT_L1:
-	case EKT_L2:
+	if (s->tmpl == EKT_L1 || s->tmpl == EKT_L2)
 		return tpm2_ek_public(t, s->rsa, ek, how);
-	case EKT_H3:
-		return tpm2_ek_public_h3(t, ek, how);
-	default:
+	if (tpm2_ek_template_high(ek, (int)(s->tmpl - EKT_H1) + 1))
 		return err_set(t->e, EX_FAIL, "the certificate at 0x%08x is "
 			       "for the EK of template %s (%s), which tpmbox "
 			       "cannot make: its key is not checked",
 			       s->index, s->name, s->key);
-	}
+	return tpm2_ek_public_high(t, (int)(s->tmpl - EKT_H1) + 1, ek, how);
 }
 
 /* A big-endian magnitude without its leading zeros. */

@@ -96,6 +96,39 @@ PY
 	tb activatecredential -k "$D/ak.blob" -i "$D/cred" | cmp - "$D/data"
 }
 
+@test "ekpub --template H-1, H-2, H-3, H-6: the high range EKs are what tpm2_createprimary makes from the profile's parts (PolicyB, AES-CFB, empty unique)" {
+	A='fixedtpm|fixedparent|sensitivedataorigin|userwithauth|adminwithpolicy|restricted|decrypt'
+	echo ca3d0a99a2b93906f7a3342414efcfb3a385d44cd1fd459089d19b5071c0b7a0 |
+		xxd -r -p > "$D/b256"
+	echo b26e7d28d11a50bc53d882bcf5fd3a1a074148bb35d3b4e4cb1c0ad9bde419cacb47ba09699646150f9fc000f3f80e12 |
+		xxd -r -p > "$D/b384"
+	for spec in "H-1 sha256 rsa2048:aes128cfb b256" \
+		    "H-2 sha256 ecc256:aes128cfb b256" \
+		    "H-3 sha384 ecc384:aes256cfb b384" \
+		    "H-6 sha384 rsa3072:aes256cfb b384"; do
+		set -- $spec
+		run tb ekpub --template "$1" --name -o "$D/$1.pem"
+		assert_success
+		assert_output --regexp " \(made from the TCG template\)$"
+		tpm2_createprimary -Q -C e -g "$2" -G "$3" -a "$A" -L "$D/$4" \
+			-c "$D/p.ctx"
+		want=$(tpm2_readpublic -c "$D/p.ctx" | sed -n 's/^name: //p')
+		tpm2_readpublic -c "$D/p.ctx" -f pem -o "$D/t2.pem" >/dev/null
+		t2_flush
+		[ "${output%% *}" = "$want" ]
+		cmp "$D/$1.pem" "$D/t2.pem"
+	done
+	# what tpmbox does not make: H-4 (P-521), H-5 (SM2); H-7 (RSA-4096)
+	# is made only by a TPM with RSA-4096 (not Debian 12's libtpms)
+	for t in H-4 H-5 H-8 X-1; do
+		run tb ekpub --template "$t"
+		assert_failure 2
+		assert_output --partial "template '$t'"
+	done
+	run tb ekpub --template H-7
+	[ "$status" = 0 ] || assert_output --partial "making the EK (template H-7)"
+}
+
 @test "ekpub refusals: operands, unknown options, an existing file, no TPM" {
 	run tb ekpub extra
 	assert_failure 2

@@ -1,6 +1,6 @@
 /* The endorsement key (TCG EK Credential Profile for TPM 2.0, the low
  * range templates L-1 RSA-2048 and L-2 NIST P-256, and the high range
- * H-3 NIST P-384): its template, finding
+ * H-1, H-2, H-3, H-6 and H-7): its template, finding
  * it (persisted at 0x81010001 / 0x81010002, else made under the
  * endorsement hierarchy), and authorizing its use: its authPolicy is
  * PolicySecret(TPM_RH_ENDORSEMENT), so each use takes a policy session
@@ -54,17 +54,23 @@ enum { EK_PERSISTED = 1, EK_TEMPLATE, EK_NV_TEMPLATE };
 int tpm2_ek_public(struct tpm *t, int rsa, struct tpm2_public *pub,
 		   int *how);
 
-/* The high range template H-3 (EK Credential Profile 2.x): ECC NIST
- * P-384, SHA-384, AES-256-CFB, PolicyB (SHA-384), userWithAuth, empty
- * unique; finished. */
-void tpm2_ek_template_h3(struct tpm2_public *p);
-/* Where swtpm_setup --create-ek-cert persists the H-3 EK (0x81010016,
- * beside its certificate's index 0x01c00016). */
-#define TPM2_EK_H3_HANDLE	0x81010016u
-/* The H-3 EK's public area: the one persisted at 0x81010016 when it is
- * of the template, else made under the endorsement hierarchy (empty
- * value) and flushed.  *how gets EK_PERSISTED or EK_TEMPLATE. */
-int tpm2_ek_public_h3(struct tpm *t, struct tpm2_public *pub, int *how);
+/* The high range templates H-n of the EK Credential Profile 2.x (B.4.4),
+ * finished: fixedTPM, fixedParent, sensitiveDataOrigin, userWithAuth,
+ * adminWithPolicy, restricted, decrypt; PolicyB; AES-CFB; empty unique.
+ * H-1 RSA-2048 and H-2 NIST P-256 (SHA-256, AES-128), H-3 NIST P-384,
+ * H-6 RSA-3072 and H-7 RSA-4096 (SHA-384, AES-256).  -1 for H-4 (NIST
+ * P-521), H-5 (SM2) and any other n. */
+int tpm2_ek_template_high(struct tpm2_public *p, int n);
+/* Where a high range EK is looked for persisted: beside its certificate's
+ * index (swtpm_setup persists H-3 at 0x81010016, its certificate being at
+ * 0x01c00016). */
+#define TPM2_EK_HIGH_HANDLE(n)	(0x81010010u + 2u * (unsigned)(n))
+/* The H-n EK's public area: the one persisted at TPM2_EK_HIGH_HANDLE(n)
+ * when it is of the template, else made under the endorsement hierarchy
+ * (empty value) and flushed.  *how gets EK_PERSISTED or EK_TEMPLATE.
+ * Exit 2 for a template tpmbox does not make. */
+int tpm2_ek_public_high(struct tpm *t, int n, struct tpm2_public *pub,
+			int *how);
 
 /* A policy session that satisfies the EK's policy for one command:
  * started (*s, flush it) when NULL, else reused; TPM2_PolicySecret

@@ -215,8 +215,15 @@ int tpm2_ek_public(struct tpm *t, int rsa, struct tpm2_public *pub,
 	return 0;
 }
 
-/* PolicyB with SHA-384 (EK Credential Profile 2.x, the high range): the
- * digest swtpm_setup's persisted H-3 EK carries (measured). */
+/* PolicyB (EK Credential Profile 2.x, the high range): PolicyOR of
+ * PolicySecret(endorsement) and PolicyAuthorizeNV(0x01c07f01), per hash.
+ * The SHA-384 one is what swtpm_setup's persisted H-3 EK carries
+ * (measured); all three are the profile's Table of policy digests. */
+static const uint8_t ek_policy_b256[32] = {
+	0xca, 0x3d, 0x0a, 0x99, 0xa2, 0xb9, 0x39, 0x06, 0xf7, 0xa3, 0x34,
+	0x24, 0x14, 0xef, 0xcf, 0xb3, 0xa3, 0x85, 0xd4, 0x4c, 0xd1, 0xfd,
+	0x45, 0x90, 0x89, 0xd1, 0x9b, 0x50, 0x71, 0xc0, 0xb7, 0xa0
+};
 static const uint8_t ek_policy_b384[48] = {
 	0xb2, 0x6e, 0x7d, 0x28, 0xd1, 0x1a, 0x50, 0xbc, 0x53, 0xd8, 0x82,
 	0xbc, 0xf5, 0xfd, 0x3a, 0x1a, 0x07, 0x41, 0x48, 0xbb, 0x35, 0xd3,
@@ -225,33 +232,66 @@ static const uint8_t ek_policy_b384[48] = {
 	0xf3, 0xf8, 0x0e, 0x12
 };
 
-void tpm2_ek_template_h3(struct tpm2_public *p)
+/* The high range templates tpmbox makes (B.4.4): H-4 (NIST P-521) and
+ * H-5 (SM2) are keys it reads nowhere else. */
+static const struct {
+	int n;
+	uint16_t type, name_alg, sym_bits, curve, rsa_bits;
+	const uint8_t *policy;
+	size_t policylen;
+} ek_high[] = {
+	{ 1, TPM2_ALG_RSA, TPM2_ALG_SHA256, 128, 0, 2048,
+	  ek_policy_b256, sizeof(ek_policy_b256) },
+	{ 2, TPM2_ALG_ECC, TPM2_ALG_SHA256, 128, TPM2_ECC_NIST_P256, 0,
+	  ek_policy_b256, sizeof(ek_policy_b256) },
+	{ 3, TPM2_ALG_ECC, TPM2_ALG_SHA384, 256, TPM2_ECC_NIST_P384, 0,
+	  ek_policy_b384, sizeof(ek_policy_b384) },
+	{ 6, TPM2_ALG_RSA, TPM2_ALG_SHA384, 256, 0, 3072,
+	  ek_policy_b384, sizeof(ek_policy_b384) },
+	{ 7, TPM2_ALG_RSA, TPM2_ALG_SHA384, 256, 0, 4096,
+	  ek_policy_b384, sizeof(ek_policy_b384) },
+};
+
+int tpm2_ek_template_high(struct tpm2_public *p, int n)
 {
+	size_t i;
+
+	for (i = 0; i < sizeof(ek_high) / sizeof(ek_high[0]); i++)
+		if (ek_high[i].n == n)
+			break;
+	if (i == sizeof(ek_high) / sizeof(ek_high[0]))
+		return -1;
 	memset(p, 0, sizeof(*p));
-	p->type = TPM2_ALG_ECC;
-	p->name_alg = TPM2_ALG_SHA384;
+	p->type = ek_high[i].type;
+	p->name_alg = ek_high[i].name_alg;
 	p->attrs = TPM2_EK_ATTRS | TPMA_OBJECT_USERWITHAUTH;
-	memcpy(p->policy, ek_policy_b384, sizeof(ek_policy_b384));
-	p->policylen = sizeof(ek_policy_b384);
+	memcpy(p->policy, ek_high[i].policy, ek_high[i].policylen);
+	p->policylen = ek_high[i].policylen;
 	p->sym_alg = TPM2_ALG_AES;
-	p->sym_bits = 256;
+	p->sym_bits = ek_high[i].sym_bits;
 	p->sym_mode = TPM2_ALG_CFB;
 	p->scheme = TPM2_ALG_NULL;
 	p->kdf = TPM2_ALG_NULL;
-	p->curve = TPM2_ECC_NIST_P384;
+	p->curve = ek_high[i].curve;
+	p->rsa_bits = ek_high[i].rsa_bits;
 	/* unique empty: the high range templates leave it so */
 	tpm2_public_finish(p);
+	return 0;
 }
 
-int tpm2_ek_public_h3(struct tpm *t, struct tpm2_public *pub, int *how)
+int tpm2_ek_public_high(struct tpm *t, int n, struct tpm2_public *pub,
+			int *how)
 {
 	struct tpm2_public tmpl;
 	struct tpm2_auth a;
 	uint32_t h = 0;
 	int rc;
 
-	tpm2_ek_template_h3(&tmpl);
-	rc = tpm2_readpublic(t, TPM2_EK_H3_HANDLE, pub);
+	if (tpm2_ek_template_high(&tmpl, n))
+		return err_set(t->e, EX_USAGE, "template H-%d: %s is not a key "
+			       "tpmbox makes", n, n == 4 ? "NIST P-521" :
+			       n == 5 ? "SM2" : "it");
+	rc = tpm2_readpublic(t, TPM2_EK_HIGH_HANDLE(n), pub);
 	if (rc == 0 && tpm2_public_same_template(pub, &tmpl)) {
 		*how = EK_PERSISTED;
 		return 0;
@@ -266,10 +306,10 @@ int tpm2_ek_public_h3(struct tpm *t, struct tpm2_public *pub, int *how)
 	if (h)
 		tpm2_flush(t, h);
 	if (rc)
-		return err_prefix(t->e, "making the EK (template H-3)");
+		return err_prefix(t->e, "making the EK (template H-%d)", n);
 	if (!tpm2_public_same_template(pub, &tmpl))
 		return err_set(t->e, EX_FAIL, "TPM2_CreatePrimary: the key "
-			       "made is not the EK its template (H-3) asks "
-			       "for");
+			       "made is not the EK its template (H-%d) asks "
+			       "for", n);
 	return 0;
 }
