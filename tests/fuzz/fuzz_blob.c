@@ -1,6 +1,7 @@
 /* Files tpmbox reads back: the sealed blob (PEM, DER, base64), the AK
- * blob, PEM public keys, TPM2B_PUBLIC, the credential file.  First byte
- * picks the reader. */
+ * blob and key files (with keycreate -p's policy entries), PEM public
+ * keys, TPM2B_PUBLIC, the credential file, keyimport's importable file.
+ * First byte picks the reader. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 #include "pem.h"
 #include "keyfile.h"
 #include "tpm2/attest.h"
+#include "tpm2/key.h"
+#include "tpm2/keyimport.h"
 #include "tpm2/object.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	memset(&e, 0, sizeof(e));
-	switch (data[0] % 6) {
+	switch (data[0] % 8) {
 	case 0: {
 		struct keyfile k;
 
@@ -61,6 +64,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct credfile cf;
 
 		credfile_decode(data + 1, size - 1, &cf, &e);
+		break;
+	}
+	case 6: {
+		static struct ak_blob b;
+
+		key_file_decode(data + 1, size - 1, &b, "KEY", &e);
+		break;
+	}
+	case 7: {
+		static struct tpm2_public pub;
+		static struct tpm2_dup dup;
+		int ea;
+
+		key_importable_decode(data + 1, size - 1, &pub, &dup, &ea,
+				      &e);
 		break;
 	}
 	}
