@@ -68,3 +68,32 @@ teardown() { kill "$(cat "$BATS_TEST_TMPDIR/pid")" 2>/dev/null || true; }
 	assert_failure 1
 	assert_output --partial "another SRK"
 }
+
+@test "srk: keycreate where an older tpmbox persisted its zero-filled SRK makes the key under the H-2 one, so tpm2-openssl loads the file; the persisted key is left in place" {
+	"$TPMBOX" --list | grep -q '^keycreate ' || skip "keycreate is not in this build"
+	# the fixture's state after the older tpmbox's takeown (1fef2c4):
+	# its SRK persisted at 0x81000001
+	kill "$(cat "$D/pid")"
+	sleep 0.2
+	cp "$FX/tpm2-00-srk-persisted.permall" "$D/state/tpm2-00.permall"
+	swtpm socket --tpm2 --server type=unixio,path="$D/sock" \
+		--ctrl type=unixio,path="$D/sock.ctrl" --tpmstate dir="$D/state" \
+		--flags not-need-init,startup-clear --pid file="$D/pid" --daemon
+	old=$(tpm2_readpublic -c 0x81000001 | sed -n 's/^name: //p')
+	[ "$old" = 000b7f23f12c647dcf2ce62d1d16faf674d85000e633845247ed577a9366702b29cf ]
+	tb keycreate -o "$D/k.pem" --pub "$D/k.pub" >/dev/null
+	printf 'signed through openssl' > "$D/m"
+	openssl dgst -sha256 -binary "$D/m" > "$D/m.d"
+	TPM2OPENSSL_TCTI=$TPMBOX_TCTI openssl pkeyutl -sign -provider tpm2 \
+		-provider default -inkey "$D/k.pem" -in "$D/m.d" -out "$D/m.sig"
+	openssl pkeyutl -verify -pubin -inkey "$D/k.pub" -in "$D/m.d" -sigfile "$D/m.sig"
+	tb sign -k "$D/k.pem" -i "$D/m" -o "$D/m2.sig"
+	openssl dgst -sha256 -verify "$D/k.pub" -signature "$D/m2.sig" "$D/m"
+	# nothing replaced: the older SRK is still there, and pinned to it
+	# keycreate keeps it (the pin wins over the ecosystem)
+	[ "$(tpm2_readpublic -c 0x81000001 | sed -n 's/^name: //p')" = "$old" ]
+	tb keycreate --srk-name "$old" -o "$D/kp.pem" >/dev/null
+	tss2_pieces "$D/kp.pem" "$D/kpp"
+	tpm2_load -Q -C 0x81000001 -u "$D/kpp/pub" -r "$D/kpp/priv" -c "$D/kp.ctx"
+	t2_flush
+}

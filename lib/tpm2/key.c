@@ -52,6 +52,36 @@ static int srk(struct tpm *t, const uint8_t *owner, size_t ownerlen, int how,
 	return tpm2_srk_find(t, &w, k);
 }
 
+/* The key file says parent 0x40000001: the key the H-2 template derives
+ * (what tpm2-openssl, systemd and the others load it under).  A persisted
+ * SRK an older tpmbox made from its zero-filled template is another key:
+ * then the key is made under today's, made for it (two commands more).
+ * A pin naming the older key keeps it. */
+static int ecosystem_parent(struct tpm *t, const uint8_t *owner,
+			    size_t ownerlen, struct tpm2_srk *k)
+{
+	struct tpm2_srk *today;
+	struct tberr keep;
+
+	if (k->transient)
+		return 0;	/* made now: today's template */
+	if (!(today = calloc(1, sizeof(*today))))
+		return err_set(t->e, EX_FAIL, "out of memory");
+	keep = *t->e;
+	if (srk(t, owner, ownerlen, 1, today)) {
+		*t->e = keep;	/* pinned to the older key: keep it */
+		tpm2_srk_put(t, today);
+	} else if (today->pub.namelen == k->pub.namelen &&
+		   !memcmp(today->pub.name, k->pub.name, k->pub.namelen)) {
+		tpm2_srk_put(t, today);
+	} else {
+		tpm2_srk_put(t, k);
+		*k = *today;
+	}
+	free(today);
+	return 0;
+}
+
 int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 	       const uint8_t *auth, size_t authlen, const uint8_t *owner,
 	       size_t ownerlen, const char *what, struct ak_blob *b,
@@ -70,7 +100,8 @@ int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 	/* The session salted to the SRK: the auth value goes encrypted
 	 * (inSensitive is the first parameter), the answer is HMACed. */
 	if ((rc = srk(t, owner, ownerlen, 0, k)) ||
-	    (rc = tpm2_trust_start(t, k->handle, &k->pub))) {
+	    (rc = tpm2_trust_start(t, k->handle, &k->pub)) ||
+	    (rc = ecosystem_parent(t, owner, ownerlen, k))) {
 		tpm2_srk_put(t, k);
 		free(k);
 		return rc;
