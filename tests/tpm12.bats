@@ -503,7 +503,7 @@ reset12() {
 	assert_line "in lockout: no"
 }
 
-@test "tpm12: takeown: TPM_TakeOwnership with the well-known values; tpm-tools through tcsd then works as owner (tpm_getpubek -z) and seals under the SRK; a re-run sends no TakeOwnership" {
+@test "tpm12: takeown: TPM_TakeOwnership with the well-known values; tpm-tools through tcsd then works as owner (tpm_getpubek -z, tpm_nvinfo) and seals under the SRK; a re-run sends no TakeOwnership" {
 	(
 		unset TCSD_DIR SWTPM12_DIR SWTPM12_PORT TSS_TCSD_PORT
 		trap tpm12_oracle_stop EXIT
@@ -526,6 +526,7 @@ reset12() {
 		rc=0; tb takeown --owner-auth str:other 2>"$d/err" || rc=$?
 		[ $rc = 4 ] || { cat "$d/err"; exit 1; }
 		grep -q "has an owner, and the owner value given is not its value" "$d/err" || exit 1
+		tb nvdefine 0x00011001 -s 8 >/dev/null || exit 1
 		# tpm-tools as the owner (well-known, -z) and under the SRK
 		# (well-known): tcsd needs its SRK entry (TPM12.md).
 		tcsd_load_ps "$(tcsd_srk_ps)" || exit 1
@@ -533,6 +534,9 @@ reset12() {
 		tpm_getpubek -z >"$d/pubek" || exit 1
 		grep -qi "public key" "$d/pubek" || { cat "$d/pubek"; exit 1; }
 		tpm_takeownership -y -z 2>/dev/null && { echo "owned twice"; exit 1; }
+		# tpm_nvinfo lists the index tpmbox defined as this owner
+		tpm_nvinfo -n >"$d/nvinfo" || exit 1
+		grep -q "0x00011001" "$d/nvinfo" || { cat "$d/nvinfo"; exit 1; }
 		head -c 300 /dev/urandom >"$d/in"
 		tpm_sealdata -z -i "$d/in" -o "$d/sealed" || exit 1
 		tpm_unsealdata -z -i "$d/sealed" -o "$d/out" || exit 1
@@ -541,7 +545,7 @@ reset12() {
 	)
 }
 
-@test "tpm12: takeown with owner and SRK values: encrypted to the EK, never on the bus; no EK: a clear refusal; TPM 2.0 options refused" {
+@test "tpm12: takeown with owner and SRK values: encrypted to the EK, never on the bus; tpm_getpubek takes that owner password (a wrong one refused); no EK: a clear refusal; TPM 2.0 options refused" {
 	(
 		unset TCSD_DIR SWTPM12_DIR SWTPM12_PORT TSS_TCSD_PORT
 		trap tpm12_oracle_stop EXIT
@@ -567,6 +571,18 @@ reset12() {
 		rc=0; tb takeown --owner-auth str:opw-1 --max-tries 3 2>"$d/err" || rc=$?
 		[ $rc = 2 ] || exit 1
 		grep -q "the others are TPM 2.0's" "$d/err" || exit 1
+		# tpm-tools as this owner: tpm_getpubek asks for the owner
+		# password on the terminal (a pty from script(1)); the wrong
+		# one is refused, so the check can fail
+		tcsd_start || exit 1
+		# (typed once the prompt is up)
+		typed() { sleep 1; printf '%s\r' "$1"; sleep 2; }
+		typed opw-1 | script -qec tpm_getpubek /dev/null >"$d/pubek" 2>&1 ||
+			{ cat "$d/pubek"; exit 1; }
+		grep -qi "public key" "$d/pubek" || { cat "$d/pubek"; exit 1; }
+		typed opw-2 | script -qec tpm_getpubek /dev/null >"$d/bad" 2>&1 &&
+			{ echo "a wrong owner password read the EK"; exit 1; }
+		grep -q "Authentication failed" "$d/bad" || { cat "$d/bad"; exit 1; }
 		tpm12_oracle_stop
 		unset SWTPM12_DIR SWTPM12_PORT
 		swtpm12_tcp_start --no-ek || exit 1
