@@ -399,10 +399,10 @@ static int trust_slot(struct tpm *t, const struct ekcert_slot *s,
 		return err_set(t->e, EX_FAIL, "out of memory");
 	if ((rc = ekcert_read_index(t, s->index, &nv, &n)))
 		goto out;
-	if ((rc = ekcert_der(nv, n, &off, &len, t->e)) ||
-	    (rc = crt_parse(nv + off, len, &ci, t->e)) ||
-	    (rc = crt_verify(nv + off, len, cas, nvchain, r->anchor,
-			     sizeof(r->anchor), t->e))) {
+	if (ekcert_der(nv, n, &off, &len, t->e) ||
+	    crt_parse(nv + off, len, &ci, t->e) ||
+	    crt_verify(nv + off, len, cas, nvchain, r->anchor,
+		       sizeof(r->anchor), t->e)) {
 		rc = err_prefix(t->e, "the EK certificate at 0x%08x (%s) does "
 				"not verify to a CA in %s", s->index, s->name,
 				ca);
@@ -449,7 +449,6 @@ int ekcert_trust(struct tpm *t, const char *ca, struct ekcert_trusted *r)
 	    (rc = ekcert_read_chain(t, nvchain, &nchain)))
 		goto out;
 	/* L-1 (RSA), then L-2 (ECC): the templates tpm2_ek_find makes. */
-	rc = EX_NOENT;
 	for (i = 0; i < ekcert_nslots && i < 2; i++) {
 		rc = trust_slot(t, &ekcert_slots[i], ca, cas, nvchain, r);
 		if (rc == 0)
