@@ -65,13 +65,18 @@ if [ -z "${ASAN_SKIP_VALGRIND:-}" ]; then
 		exit 3
 	for t in "$VB"/unit/test_*; do
 		[ -x "$t" ] || continue
+		# --track-origins only to report a finding (it doubles the
+		# run): the first run finds, the second says where from
 		if valgrind -q --error-exitcode=99 --leak-check=full \
 			--errors-for-leak-kinds=definite,indirect \
-			--track-origins=yes "$t" > "$VB/$(basename "$t").vg" 2>&1
+			"$t" > "$VB/$(basename "$t").vg" 2>&1
 		then
 			echo "valgrind ok: $(basename "$t")"
 		else
 			echo "valgrind FAIL: $(basename "$t")"
+			valgrind -q --leak-check=full --track-origins=yes \
+				--errors-for-leak-kinds=definite,indirect "$t" \
+				> "$VB/$(basename "$t").vg" 2>&1
 			tail -30 "$VB/$(basename "$t").vg"
 			vg_fail=$((vg_fail + 1))
 		fi

@@ -6,6 +6,7 @@
 #include "der.h"
 #include "pem.h"
 #include "tpm2/attest.h"
+#include "tpm2/key.h"
 #include "tpmkey.h"
 #include "unit.h"
 
@@ -302,7 +303,29 @@ int main(void)
 	k.policy[0].cc = 0x16b;
 	CHECK(tpmkey_encode(&k, &pem, &n, "T", &e) == 0);
 	CHECK(ak_blob_decode((const uint8_t *)pem, n, &akback, &e) != 0 &&
-	      strstr(e.msg, "with a policy"));
+	      strstr(e.msg, "an attestation key has no policy"));
+	/* a key (keycreate --auth -p ...) may say PolicyAuthValue */
+	CHECK(key_file_decode((const uint8_t *)pem, n, &akback, "KEY",
+			      &e) == 0 && akback.pol.authvalue &&
+	      !akback.pol.pcr);
+	free(pem);
+	/* another policy command is no key tpmbox uses */
+	sample(&k, TPMKEY_LOADABLE);
+	k.npolicy = 1;
+	k.policy[0].cc = 0x171;	/* PolicySigned */
+	CHECK(tpmkey_encode(&k, &pem, &n, "T", &e) == 0);
+	CHECK(key_file_decode((const uint8_t *)pem, n, &akback, "KEY",
+			      &e) != 0 && strstr(e.msg, "is not supported"));
+	free(pem);
+	/* a PolicyPCR whose parameters do not parse */
+	sample(&k, TPMKEY_LOADABLE);
+	k.npolicy = 1;
+	k.policy[0].cc = 0x17f;
+	k.policy[0].len = 40;
+	memset(k.policy[0].body, 0x5a, 40);
+	CHECK(tpmkey_encode(&k, &pem, &n, "T", &e) == 0);
+	CHECK(key_file_decode((const uint8_t *)pem, n, &akback, "KEY",
+			      &e) != 0 && strstr(e.msg, "damaged PolicyPCR"));
 	free(pem);
 	sample(&k, TPMKEY_LOADABLE);
 	k.parent = 0x01000000;
