@@ -675,7 +675,7 @@ extended() {
 	assert_failure 2
 }
 
-@test "dispatch: the small musl build (make tiny) is at most 440 KiB, static, with every applet but the Makefile's TINY_OMIT" {
+@test "dispatch: the small musl build (make tiny) is at most 444 KiB, static, with every applet but the Makefile's TINY_OMIT" {
 	[ -n "${TPMBOX_TINY:-}" ] || skip "TPMBOX_TINY is not set (make check sets it)"
 	size=$(stat -c %s "$TPMBOX_TINY")
 	echo "# tpmbox-tiny: $size bytes" >&3
@@ -694,9 +694,12 @@ extended() {
 	# nvdefine/nvwrite/nvread/nvrelease on 1.2 (12,352 bytes more):
 	# 436 KiB; issue 14's SRK of the ecosystem with its fallback to the
 	# older one for blobs, AKs and keys, and RSA-PSS verification (the
-	# keys' applets are left out): 449,200 bytes, 440 KiB
+	# keys' applets are left out): 449,200 bytes, 440 KiB; issue 14's
+	# key policies and ecosystem SRK check on the AK paths, takeown
+	# --ek-ca's refusal and the high range EK templates: 453,488
+	# bytes, 444 KiB
 	# (docs/tiny.md: a guard against silent growth, not the goal)
-	[ "$size" -le 450560 ]
+	[ "$size" -le 454656 ]
 	run file -L "$TPMBOX_TINY"
 	assert_output --partial "statically linked"
 	want=$("$TPMBOX" --list)
