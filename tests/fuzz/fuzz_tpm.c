@@ -264,10 +264,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static struct quote_sig sig;
 		static uint8_t out[512];
 		static const uint8_t dg[32], ct[256];
+		struct tpm2_session *pol = NULL;
 		uint32_t h = 0;
 		size_t n;
 		struct tb w;
 
+		memset(&b.pol, 0, sizeof(b.pol));
 		key_template(&tmpl, op % 19 == 18, 2048, op % 19 == 18 ?
 			     KEY_USE_DECRYPT : KEY_USE_SIGN);
 		b.parent = arg & 1 ? TPM2_RH_OWNER : 0x81000001;
@@ -276,13 +278,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		b.publen = w.len;
 		b.priv[1] = 8;
 		b.privlen = 10;
-		if (key_load(t, &b, NULL, 0, &h, &pub) == 0) {
+		if (arg & 2) {	/* keycreate -p's policy: the policy session */
+			b.pol.pcr = 1;
+			b.pol.sel.n = 1;
+			b.pol.sel.b[0].alg = TPM2_ALG_SHA256;
+			b.pol.sel.b[0].mask = 1u << 16;
+			b.pol.dlen = 32;
+			b.pol.authvalue = (arg & 4) != 0;
+		}
+		if (key_load(t, &b, NULL, 0, &h, &pub, &pol) == 0) {
 			if (op % 19 == 17)
-				key_sign(t, h, &pub, NULL, 0, TPM2_ALG_ECDSA,
-					 dg, sizeof(dg), &sig);
+				key_sign(t, h, &pub, pol, NULL, 0,
+					 TPM2_ALG_ECDSA, dg, sizeof(dg), &sig);
 			else
-				key_decrypt(t, h, &pub, NULL, 0, ct, sizeof(ct),
+				key_decrypt(t, h, &pub, pol, NULL, 0,
+					    TPM2_ALG_SHA256, ct, sizeof(ct),
 					    out, sizeof(out), &n);
+			key_flush(t, h, pol);
 		}
 		break;
 	}
