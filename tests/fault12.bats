@@ -40,10 +40,11 @@ setup_file() {
 teardown_file() { swtpm12_dir_down "$F"; }
 
 # recipe NAME: ARGS (the run), OUT (its output file, or empty), CHECK
-# (run past the proxy after an exit 0) and PREP (past the proxy before
-# each run: the state the run starts from).
+# (run past the proxy after an exit 0), PREP (past the proxy before
+# each run: the state the run starts from) and K (the damaged answer is
+# one of the first K).
 recipe() {
-	OUT="" CHECK=true PREP=true
+	OUT="" CHECK=true PREP=true K=6
 	case $1 in
 	getrandom) OUT=$W/out; ARGS=(getrandom -o "$OUT" 200)
 		CHECK='[ "$(stat -c %s "$OUT")" = 200 ]' ;;
@@ -83,16 +84,34 @@ recipe() {
 			"$TPMBOX" checkquote -k "$W/out.pem" -n 0a0b -p 0 "$W/q" >/dev/null' ;;
 	quote) OUT=$W/out; ARGS=(quote -k "$W/aik" -p 0,7 -n 00112233 -o "$OUT")
 		CHECK='"$TPMBOX" checkquote -k "$W/aik.pem" -n 00112233 -p 0,7 "$OUT" >/dev/null' ;;
+	# clearall last (it makes a new SRK necessary): each run starts
+	# from an owned TPM; an exit 0 is a TPM without an owner.  Its 14
+	# answers (detection, 11 capabilities for what goes, OIAP or
+	# TSC_PhysicalPresence, the clear) are all candidates.
+	clearall) ARGS=(clearall --yes)
+		PREP=owned12 CHECK=unowned12 K=14 ;;
+	clearall-pp) ARGS=(clearall --yes --physical-presence)
+		PREP=owned12 CHECK=unowned12 K=14 ;;
 	*) return 1 ;;
 	esac
 }
+
+# owned12: the TPM owned with the well-known value, whatever an earlier
+# clearall run left: re-enabled (exit 7: takes a restart) and taken.
+owned12() {
+	"$TPMBOX" -T "$REAL" info 2>/dev/null | grep -qx "owner present: yes" && return
+	"$TPMBOX" -T "$REAL" clearall --reenable >/dev/null 2>&1 || true
+	fresh12
+	"$TPMBOX" -T "$REAL" takeown >/dev/null 2>&1 || true
+}
+unowned12() { "$TPMBOX" -T "$REAL" info | grep -qx "owner present: no"; }
 
 # fresh12: restart swtpm (state kept): drops the sessions and keys that
 # aborted runs left in it (a 1.2 has no resource manager).
 fresh12() { swtpm12_dir_down "$F"; swtpm12_dir_up "$F"; }
 
 recipes() {
-	echo "${FAULT12_APPLETS:-getrandom pcrread extend info dalock takeown nvlist nvdefine nvwrite nvread nvrelease seal seal-tpmtools unseal unseal-tpmtools akcreate quote}"
+	echo "${FAULT12_APPLETS:-getrandom pcrread extend info dalock takeown nvlist nvdefine nvwrite nvread nvrelease seal seal-tpmtools unseal unseal-tpmtools akcreate quote clearall clearall-pp}"
 }
 
 # one MODE: a run of the current recipe through the proxy; prints a line
@@ -138,7 +157,7 @@ one() {
 	for R in $(recipes); do
 		recipe "$R"
 		for m in $MODES; do
-			"$PROXY" -l "$F/p.sock" -t "$F/sock" -m "$m" -k 6 \
+			"$PROXY" -l "$F/p.sock" -t "$F/sock" -m "$m" -k "$K" \
 				-s "$((seed + n))" >/dev/null 2>&1 3>&- &
 			pp=$!
 			for _ in $(seq 1 100); do [ -S "$F/p.sock" ] && break; sleep 0.01; done
