@@ -69,8 +69,9 @@ TINY_BIN ?= tpmbox-tiny
 TINY_CC ?= musl-gcc
 # -z norelro: musl's static start-up never makes the RELRO pages read-only
 # (measured: they stay rw-p), so the segment's page alignment buys nothing.
+TINY_MBEDTLS ?= $(TINY_BUILD)/mbedtls
 TINY_LDFLAGS ?= -Wl,--gc-sections -s -Wl,-z,noseparate-code -flto=auto -flto-partition=one -Oz \
-	-Wl,--build-id=none -Wl,-z,norelro -L$(TINY_BUILD)/mbedtls
+	-Wl,--build-id=none -Wl,-z,norelro -L$(TINY_MBEDTLS)
 TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -flto=auto
 # Applets the small build leaves out, whose size would pass the guard in
@@ -102,15 +103,28 @@ tiny:
 	@command -v $(TINY_CC) >/dev/null && [ -e /usr/include/mbedtls/version.h ] || \
 		sh tests/helpers/install-deps.sh tiny
 	@$(MAKE) --no-print-directory $(TINY_HELP)
-	@sh tiny/mbedtls.sh $(TINY_BUILD)/mbedtls $(TINY_CC) $(TINY_CFLAGS)
-	@[ ! $(TINY_BIN) -ot $(TINY_BUILD)/mbedtls/libmbedcrypto.a ] || rm -f $(TINY_BIN)
+	@sh tiny/mbedtls.sh $(TINY_MBEDTLS) $(TINY_CC) $(TINY_CFLAGS)
+	@[ ! $(TINY_BIN) -ot $(TINY_MBEDTLS)/libmbedcrypto.a ] || rm -f $(TINY_BIN)
 	@$(MAKE) --no-print-directory BUILD=$(TINY_BUILD)/obj BIN=$(TINY_BIN) \
 		CC=$(TINY_CC) LDFLAGS="$(TINY_LDFLAGS)" LDLIBS=-lmbedcrypto \
 		OMIT_APPLETS="$(TINY_OMIT)" \
 		EXTRA_SRC=$(TINY_HELP) \
-		CFLAGS="$(TINY_CFLAGS) -I$(TINY_BUILD)/mbedtls/src/include -Itiny \
+		CFLAGS="$(TINY_CFLAGS) -I$(TINY_MBEDTLS)/src/include -Itiny \
 		-DTPMBOX_PACKED_HELP -DMBEDTLS_CONFIG_FILE='\"mbedtls-config.h\"'" $(TINY_BIN)
 	@echo "$(TINY_BIN): $$(stat -c %s $(TINY_BIN)) bytes"
+
+# The initramfs profile: the small build with only what the unlock
+# keyscript runs (unseal, recover, extend; initramfs/tpmbox-unlock) and
+# two readers for a rescue shell (pcrread, getrandom), for an image where
+# every KiB counts (docs/tiny.md: issue 13's 256 KiB).  Same mbedTLS and
+# flags as make tiny; the other applets are left out.
+INITRAMFS_APPLETS ?= unseal recover extend pcrread getrandom
+INITRAMFS_BIN ?= tpmbox-initramfs
+tiny-initramfs: $(BIN)
+	@$(MAKE) --no-print-directory tiny TINY_BUILD=$(BUILD)/tiny-initramfs \
+		TINY_MBEDTLS=$(TINY_BUILD)/mbedtls TINY_BIN=$(INITRAMFS_BIN) \
+		TINY_OMIT="$$(./$(BIN) --list | awk '{print $$1}' | \
+			grep -vxF $(INITRAMFS_APPLETS:%=-e %) | tr '\n' ' ')"
 
 # Missing Debian packages are installed when root, else named (exit 1).
 deps:
@@ -121,7 +135,9 @@ demo-deps:
 
 check: deps
 	@$(MAKE) --no-print-directory $(BIN) unit-bin tiny
+	@$(MAKE) --no-print-directory tiny-initramfs
 	@TPMBOX=$(abspath $(BIN)) TPMBOX_TINY=$(abspath $(TINY_BIN)) \
+		TPMBOX_INITRAMFS=$(abspath $(INITRAMFS_BIN)) \
 		BUILD=$(BUILD) bash tests/run-all.sh
 
 demo: demo-deps
@@ -186,8 +202,9 @@ static:
 
 # A real kernel (Debian's, under QEMU/TCG with OVMF and swtpm; issue 13):
 # see docs/vmtest.md.  Also a step of make check.
-vmtest: deps $(BIN)
-	@TPMBOX=$(abspath $(BIN)) VM_DIR=$(BUILD)/vm bash tests/vm/run.sh
+vmtest: deps $(BIN) tiny-initramfs
+	@TPMBOX=$(abspath $(BIN)) TPMBOX_INITRAMFS=$(abspath $(INITRAMFS_BIN)) \
+		VM_DIR=$(BUILD)/vm bash tests/vm/run.sh
 
 # Regenerate the bash completion from the applets' --help.
 completion: $(BIN)
@@ -195,6 +212,6 @@ completion: $(BIN)
 	mv completions/tpmbox.bash.tmp completions/tpmbox.bash
 
 clean:
-	rm -rf $(BUILD) $(BIN) $(TINY_BIN)
+	rm -rf $(BUILD) $(BIN) $(TINY_BIN) $(INITRAMFS_BIN)
 
-.PHONY: FORCE all fuzz fuzz-coverage asan static vmtest completion unit unit-bin deps demo-deps check demo freshcheck tiny bench install clean
+.PHONY: FORCE all fuzz fuzz-coverage asan static vmtest completion unit unit-bin deps demo-deps check demo freshcheck tiny tiny-initramfs bench install clean

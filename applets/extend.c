@@ -78,7 +78,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	int verbose = 0, nsrc = 0, n = 0, o, i, k;
 	long rawlen = 0;
 	struct pcr_sel alloc, sel;
-	unsigned npcrs;
+	unsigned npcrs = 0;
 	uint64_t pcr;
 	struct tpm *t;
 

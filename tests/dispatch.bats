@@ -712,6 +712,42 @@ extended() {
 	done
 }
 
+@test "dispatch: the initramfs profile (make tiny-initramfs) is at most 256 KiB, static, with only the Makefile's INITRAMFS_APPLETS; the keyscript's steps run on it" {
+	[ -n "${TPMBOX_INITRAMFS:-}" ] || skip "TPMBOX_INITRAMFS is not set (make check sets it)"
+	I=$TPMBOX_INITRAMFS d=$BATS_TEST_TMPDIR
+	size=$(stat -c %s "$I")
+	echo "# tpmbox-initramfs: $size bytes" >&3
+	# issue 13's goal, met by this profile (docs/tiny.md)
+	[ "$size" -le 262144 ]
+	run file -L "$I"
+	assert_output --partial "statically linked"
+	want=$(sed -n 's/^INITRAMFS_APPLETS ?= *//p' "$ROOT/Makefile" | tr ' ' '\n' | sort)
+	[ "$(echo "$want" | wc -l)" -ge 3 ]
+	[ "$("$I" --list | awk '{print $1}')" = "$want" ]
+	# every applet the keyscript runs is there
+	n=0
+	for a in $(grep -oE '"\$TPMBOX"( --timeout "\$TPMBOX_TIMEOUT")? [a-z]+' \
+			"$ROOT/initramfs/tpmbox-unlock" | awk '{print $NF}'); do
+		echo "$want" | grep -qx -- "$a" || { echo "the keyscript runs $a"; false; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 3 ]
+	run -127 "$I" seal -o "$d/x" /dev/null
+	assert_failure 127
+	# The keyscript's job on it: unseal what the full build sealed,
+	# extend the cap, unseal refused after it, the recovery code opens
+	# the escrow copy; pcrread agrees with the full build.
+	printf 'luks key' > "$d/key"
+	tb seal -p sha256:16 --recovery-code-out "$d/code" -o "$d/blob" "$d/key" >/dev/null
+	"$I" unseal "$d/blob" | cmp - "$d/key"
+	"$I" extend 16 -s "tpmbox-unlock croot"
+	run "$I" unseal "$d/blob"
+	assert_failure 4
+	"$I" recover --recovery-code "file:$d/code" "$d/blob" | cmp - "$d/key"
+	[ "$("$I" pcrread sha256:16)" = "$(tb pcrread sha256:16)" ]
+	[ "$("$I" getrandom 32 | wc -c)" = 32 ]
+}
+
 @test "dispatch: the small build's packed help texts are the default build's, byte for byte, for every applet it has" {
 	[ -n "${TPMBOX_TINY:-}" ] || skip "TPMBOX_TINY is not set (make check sets it)"
 	n=0

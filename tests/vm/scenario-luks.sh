@@ -19,6 +19,11 @@
 cd "$(dirname "$0")/../.." || exit 3
 . tests/vm/lib.sh
 TPMBOX=${TPMBOX:-$PWD/tpmbox}
+# The images get the initramfs profile (make tiny-initramfs: only the
+# keyscript's applets) when it is built; the root file system the full one.
+IMG_TPMBOX=$TPMBOX
+[ -z "${TPMBOX_INITRAMFS:-}" ] || IMG_TPMBOX=$TPMBOX_INITRAMFS
+echo "# the images' tpmbox: $IMG_TPMBOX ($(stat -c %s "$IMG_TPMBOX") bytes)"
 skip() { echo "# skip: $*"; exit 77; }
 
 vm_can_run 2>/dev/null || skip "$(vm_can_run 2>&1)"
@@ -99,7 +104,7 @@ for m in /lib/modules /etc/tpmbox /boot; do
 done
 depmod -b "$VM_DIR/kernel/root" "$VM_KVER" || exit 3
 t0=$(date +%s)
-TPMBOX_BIN=$TPMBOX TPMBOX_ETC=$W/etc TPMBOX_CRYPTTAB=$W/crypttab \
+TPMBOX_BIN=$IMG_TPMBOX TPMBOX_ETC=$W/etc TPMBOX_CRYPTTAB=$W/crypttab \
 TPMBOX_KEYSCRIPT=$W/scripts/tpmbox-unlock \
 unshare -m sh -ec '
 	mount --bind "$1/kernel/root/lib/modules" /lib/modules
@@ -217,7 +222,7 @@ else
 	cp -a /usr/lib/dracut/modules.d "$D/modules.d"
 	mkdir -p "$D/modules.d/90tpmbox"
 	cp initramfs/dracut/90tpmbox/* initramfs/tpmbox-unlock "$D/modules.d/90tpmbox/"
-	cp "$TPMBOX" "$D/bin/tpmbox"
+	cp "$IMG_TPMBOX" "$D/bin/tpmbox"
 	made=
 	for m in /lib/modules /etc/tpmbox /boot; do
 		[ -d "$m" ] || { mkdir "$m" && made="$made $m"; }
