@@ -27,7 +27,8 @@ static const char usage[] =
 	"  --ecc      the ECC (NIST P-256) EK\n"
 	"  --template T  L-1 (= --rsa), L-2 (= --ecc), or a high range EK\n"
 	"             (PolicyB, empty unique): H-1 RSA-2048, H-2 P-256, H-3\n"
-	"             P-384, H-6 RSA-3072, H-7 RSA-4096; the one persisted\n"
+	"             P-384, H-4 P-521, H-6 RSA-3072, H-7 RSA-4096 (not\n"
+	"             H-5, SM2: SM3-256 names); the one persisted\n"
 	"             beside its certificate (H-3: 0x81010016, as swtpm_setup\n"
 	"             does), else made\n"
 	"  -o PEM     write the PEM here (atomic)\n"
@@ -72,10 +73,23 @@ static int run(struct ctx *c, int argc, char **argv)
 			if (optarg[0] == 'H' && optarg[1] == '-' &&
 			    optarg[2] >= '1' && optarg[2] <= '7' && !optarg[3])
 				high = optarg[2] - '0';
+			if (high == 5) {
+				rc = ctx_usage(c, "template 'H-5': SM2, whose "
+					       "names are SM3-256 hashes tpmbox "
+					       "does not compute");
+				goto done;
+			}
+			if (high == 4 && !pk_has_p521()) {
+				rc = ctx_usage(c, "template 'H-4': this build "
+					       "has no NIST P-521 (make tiny "
+					       "leaves it out)");
+				goto done;
+			}
 			if ((high && tpm2_ek_template_high(ek, high)) ||
 			    (!high && !rsa && strcmp(optarg, "L-2"))) {
 				rc = ctx_usage(c, "template '%s': L-1, L-2, H-1, "
-					       "H-2, H-3, H-6 or H-7", optarg);
+					       "H-2, H-3, H-4, H-6 or H-7",
+					       optarg);
 				goto done;
 			}
 			break;

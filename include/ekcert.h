@@ -60,7 +60,7 @@ int ekcert_read_chain(struct tpm *t, struct crtset *set, size_t *count);
 /* The EK a certificate index is for: L-1/L-2 as ekpub finds them, H-n
  * as tpm2_ek_public_high (persisted beside the index, or made).  *how
  * gets EK_* (tpm2/ek.h).  Exit 1 for a template tpmbox does not make
- * (H-4, H-5). */
+ * (H-5). */
 int ekcert_ek(struct tpm *t, const struct ekcert_slot *s,
 	      struct tpm2_public *ek, int *how);
 

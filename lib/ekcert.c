@@ -7,6 +7,7 @@
 
 #include "crypto/ecdh.h"
 #include "crypto/hash.h"
+#include "crypto/pk.h"
 #include "crypto/x509crt.h"
 #include "ekcert.h"
 #include "file.h"
@@ -201,6 +202,20 @@ int ekcert_key_is(const uint8_t *spki, size_t n,
 {
 	struct pubkey k;
 
+	/* P-521 (H-4): the certificate's SubjectPublicKeyInfo is the one
+	 * the EK's point makes, byte for byte (x509.c reads no P-521). */
+	if (ek->type == TPM2_ALG_ECC && ek->curve == TPM2_ECC_NIST_P521) {
+		uint8_t *der;
+		size_t dn;
+		int same;
+
+		if (pk_der_p521(ek->ecc_x, ek->ecc_xlen, ek->ecc_y,
+				ek->ecc_ylen, &der, &dn))
+			return 0;
+		same = dn == n && memcmp(der, spki, n) == 0;
+		free(der);
+		return same;
+	}
 	memset(&k, 0, sizeof(k));
 	if (x509_spki(spki, n, &k))
 		return 0;

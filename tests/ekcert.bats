@@ -68,6 +68,36 @@ setup() {
 	[ "$(echo "$output" | jq -r '.certificates[1].issuer')" = "CN=swtpm-localca" ]
 }
 
+@test "ekcert: a P-521 certificate at 0x01c00018 (H-4) is the H-4 EK's and verifies; one for another P-521 key is refused" {
+	[ "${TPMBOX_SECOND_PASS:-}" != tiny ] || skip "no P-521 in the small build"
+	tb ekpub --template H-4 -o "$D/h4.pem"
+	# a certificate for the H-4 EK, issued by the suite's intermediate
+	# (openssl: -force_pubkey puts the EK's key in it)
+	openssl req -new -key "$F/other.key" -subj /CN=ek-h4 -out "$D/req.pem"
+	openssl x509 -req -in "$D/req.pem" -CA "$CA/issuercert.pem" \
+		-CAkey "$CA/signkey.pem" -force_pubkey "$D/h4.pem" -days 2 \
+		-set_serial 77 -outform der -out "$D/h4.der" 2>/dev/null
+	nv_put 0x01c00018 "$D/h4.der"
+	run tb ekcert --all --ca "$F/chain.pem"
+	tpm2_nvundefine -C o 0x01c00018 >/dev/null 2>&1 || true
+	assert_success
+	assert_line "0x01c00018: EK certificate, template H-4 (NIST P-521)"
+	[ "$(grep -c '  CA: verified up to CN=swtpm-localca-rootca$' <<<"$output")" = 3 ]
+	[ "$(grep -c "  key: the EK's (made from the TCG template)" <<<"$output")" -ge 1 ]
+	# the same for a P-521 key that is not the EK
+	openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-521 \
+		-out "$D/x.key" 2>/dev/null
+	openssl pkey -in "$D/x.key" -pubout -out "$D/x.pem"
+	openssl x509 -req -in "$D/req.pem" -CA "$CA/issuercert.pem" \
+		-CAkey "$CA/signkey.pem" -force_pubkey "$D/x.pem" -days 2 \
+		-set_serial 78 -outform der -out "$D/x.der" 2>/dev/null
+	nv_put 0x01c00018 "$D/x.der"
+	run tb ekcert --all
+	tpm2_nvundefine -C o 0x01c00018 >/dev/null 2>&1 || true
+	assert_failure 1
+	assert_output --partial "the certificate at 0x01c00018 is not this TPM's"
+}
+
 @test "ekcert --ca: the chain (root + intermediate, one PEM file) verifies up to the root; openssl agrees" {
 	run tb ekcert --all --ca "$F/chain.pem"
 	assert_success
@@ -140,8 +170,9 @@ setup() {
 	assert_success
 	assert_output --partial "(made from the TCG template)"
 	cmp "$D/made-h3.pem" "$D/h3.pem"
-	run tb ekpub --template H-4
+	run tb ekpub --template H-5
 	assert_failure 2
+	assert_output --partial "SM3-256"
 }
 
 @test "ekcert: a TPM 1.2 style header (10 01 00 SIZE 10 02) and trailing padding are taken off" {

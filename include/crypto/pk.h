@@ -24,6 +24,13 @@ int pk_pem_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
 		size_t ylen, char **pem, size_t *pemlen);
 int pk_der_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
 		size_t ylen, uint8_t **der, size_t *derlen);
+/* The same for NIST P-521 (x, y at most 66 bytes each: the H-4 EK).  -1
+ * in a build whose mbedTLS has no P-521 (make tiny); pk_has_p521 says. */
+int pk_pem_p521(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, char **pem, size_t *pemlen);
+int pk_der_p521(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, uint8_t **der, size_t *derlen);
+int pk_has_p521(void);
 
 /* The key fingerprint systemd writes as "pkfp" in its signed-policy JSON
  * (polsig.h): SHA-256 of the DER that OpenSSL's i2d_PublicKey writes, the

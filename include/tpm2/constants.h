@@ -88,6 +88,7 @@
 #define TPM2_ALG_CFB		0x0043
 #define TPM2_ECC_NIST_P256	0x0003
 #define TPM2_ECC_NIST_P384	0x0004
+#define TPM2_ECC_NIST_P521	0x0005
 
 /* Handles */
 #define TPM2_RH_OWNER		0x40000001u

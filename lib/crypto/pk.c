@@ -108,6 +108,10 @@ static const uint8_t alg_p256[] = { 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48,
 	0x03, 0x01, 0x07 };
 static const uint8_t alg_p384[] = { 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48,
 	0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22 };
+#ifdef MBEDTLS_ECP_DP_SECP521R1_ENABLED
+static const uint8_t alg_p521[] = { 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48,
+	0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23 };
+#endif
 
 /* SEQUENCE { alg, BIT STRING { 00 key } } into a malloc'd buffer; the key
  * bytes are written by put (count n). */
@@ -141,7 +145,7 @@ struct ec_pt { const uint8_t *x, *y; size_t xlen, ylen, cs; };
 static void put_ec(struct tb *b, const void *arg)
 {
 	const struct ec_pt *p = arg;
-	static const uint8_t zeros[48];
+	static const uint8_t zeros[66];
 
 	tb_put_u8(b, 0x04);
 	tb_put_bytes(b, zeros, p->cs - p->xlen);
@@ -203,6 +207,33 @@ int pk_der_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
 		    derlen);
 }
 
+/* NIST P-521: the high range EK template H-4's key.  Not in the small
+ * build's mbedTLS (tiny/mbedtls-config.h): -1 there. */
+int pk_der_p521(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, uint8_t **der, size_t *derlen)
+{
+#ifdef MBEDTLS_ECP_DP_SECP521R1_ENABLED
+	struct ec_pt p = { x, y, xlen, ylen, 66 };
+
+	if (check_ec(MBEDTLS_ECP_DP_SECP521R1, 66, x, xlen, y, ylen))
+		return -1;
+	return spki(alg_p521, sizeof(alg_p521), 133, put_ec, &p, der,
+		    derlen);
+#else
+	(void)x; (void)xlen; (void)y; (void)ylen; (void)der; (void)derlen;
+	return -1;
+#endif
+}
+
+int pk_has_p521(void)
+{
+#ifdef MBEDTLS_ECP_DP_SECP521R1_ENABLED
+	return 1;
+#else
+	return 0;
+#endif
+}
+
 static int to_pem(uint8_t *der, size_t n, char **pem, size_t *pemlen);
 
 int pk_pem_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
@@ -213,6 +244,18 @@ int pk_pem_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
 
 	*pem = NULL;
 	if (pk_der_p384(x, xlen, y, ylen, &der, &n))
+		return -1;
+	return to_pem(der, n, pem, pemlen);
+}
+
+int pk_pem_p521(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, char **pem, size_t *pemlen)
+{
+	uint8_t *der;
+	size_t n;
+
+	*pem = NULL;
+	if (pk_der_p521(x, xlen, y, ylen, &der, &n))
 		return -1;
 	return to_pem(der, n, pem, pemlen);
 }

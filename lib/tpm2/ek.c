@@ -232,8 +232,18 @@ static const uint8_t ek_policy_b384[48] = {
 	0xf3, 0xf8, 0x0e, 0x12
 };
 
-/* The high range templates tpmbox makes (B.4.4): H-4 (NIST P-521) and
- * H-5 (SM2) are keys it reads nowhere else. */
+static const uint8_t ek_policy_b512[64] = {
+	0xb8, 0x22, 0x1c, 0xa6, 0x9e, 0x85, 0x50, 0xa4, 0x91, 0x4d, 0xe3,
+	0xfa, 0xa6, 0xa1, 0x8c, 0x07, 0x2c, 0xc0, 0x12, 0x08, 0x07, 0x3a,
+	0x92, 0x8d, 0x5d, 0x66, 0xd5, 0x9e, 0xf7, 0x9e, 0x49, 0xa4, 0x29,
+	0xc4, 0x1a, 0x6b, 0x26, 0x95, 0x71, 0xd5, 0x7e, 0xdb, 0x25, 0xfb,
+	0xdb, 0x18, 0x38, 0x42, 0x56, 0x08, 0xb4, 0x13, 0xcd, 0x61, 0x6a,
+	0x5f, 0x6d, 0xb5, 0xb6, 0x07, 0x1a, 0xf9, 0x9b, 0xea
+};
+
+/* The high range templates tpmbox makes (B.4.4).  H-5 (SM2 P-256) is
+ * not among them: its name algorithm is SM3-256, which tpmbox cannot
+ * compute (nor can it check the TPM's answer without it). */
 static const struct {
 	int n;
 	uint16_t type, name_alg, sym_bits, curve, rsa_bits;
@@ -246,6 +256,8 @@ static const struct {
 	  ek_policy_b256, sizeof(ek_policy_b256) },
 	{ 3, TPM2_ALG_ECC, TPM2_ALG_SHA384, 256, TPM2_ECC_NIST_P384, 0,
 	  ek_policy_b384, sizeof(ek_policy_b384) },
+	{ 4, TPM2_ALG_ECC, TPM2_ALG_SHA512, 256, TPM2_ECC_NIST_P521, 0,
+	  ek_policy_b512, sizeof(ek_policy_b512) },
 	{ 6, TPM2_ALG_RSA, TPM2_ALG_SHA384, 256, 0, 3072,
 	  ek_policy_b384, sizeof(ek_policy_b384) },
 	{ 7, TPM2_ALG_RSA, TPM2_ALG_SHA384, 256, 0, 4096,
@@ -288,9 +300,10 @@ int tpm2_ek_public_high(struct tpm *t, int n, struct tpm2_public *pub,
 	int rc;
 
 	if (tpm2_ek_template_high(&tmpl, n))
-		return err_set(t->e, EX_USAGE, "template H-%d: %s is not a key "
-			       "tpmbox makes", n, n == 4 ? "NIST P-521" :
-			       n == 5 ? "SM2" : "it");
+		return err_set(t->e, EX_USAGE, "template H-%d: %s", n,
+			       n == 5 ? "SM2, whose names are SM3-256 hashes "
+			       "tpmbox does not compute" :
+			       "not a TCG high range template");
 	rc = tpm2_readpublic(t, TPM2_EK_HIGH_HANDLE(n), pub);
 	if (rc == 0 && tpm2_public_same_template(pub, &tmpl)) {
 		*how = EK_PERSISTED;

@@ -280,7 +280,9 @@ int tpm2_public_same_template(const struct tpm2_public *p,
 		return (p->curve == TPM2_ECC_NIST_P256 && p->ecc_xlen == 32 &&
 			p->ecc_ylen == 32) ||
 		       (p->curve == TPM2_ECC_NIST_P384 && p->ecc_xlen == 48 &&
-			p->ecc_ylen == 48);
+			p->ecc_ylen == 48) ||
+		       (p->curve == TPM2_ECC_NIST_P521 && p->ecc_xlen == 66 &&
+			p->ecc_ylen == 66);
 	return 1;
 }
 
