@@ -133,8 +133,8 @@ int ak_pub_pem(const struct tpm2_public *p, char **pem, size_t *n,
 	else if (p->type == TPM2_ALG_RSA)
 		r = pk_pem_rsa(p->rsa_n, p->rsa_nlen, p->rsa_exp, pem, n);
 	else
-		return err_set(e, EX_FAIL, "AK public key: only P-256, P-384, P-521 "
-			       "and RSA keys are exported");
+		return err_set(e, EX_FAIL, "AK public key: only P-256, P-384, "
+			       "P-521 and RSA keys are exported");
 	if (r)
 		return err_set(e, EX_FAIL, "AK public key: cannot encode it "
 			       "as PEM");
