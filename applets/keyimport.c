@@ -167,7 +167,7 @@ static int run(struct ctx *c, int argc, char **argv)
 			goto done;
 		}
 		if (srk_pub_read(to, target, 0, "--to", &c->e) ||
-		    tpm2_dup_wrap(target, &j->pub, j->sens, j->senslen,
+		    tpm2_dup_wrap(target, &j->pub, j->sens, j->senslen, 0,
 				  &j->dup, &c->e) ||
 		    key_file_encode(&j->pub, NULL, &j->dup, empty_auth, &pem,
 				    &pn, &c->e))

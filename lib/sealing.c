@@ -583,7 +583,7 @@ int seal_blob_to(const struct tpm2_public *parent, struct seal_spec *s,
 				   dlen > KEYFILE_SEALED_MAX ? key : data,
 				   dlen > KEYFILE_SEALED_MAX ? sizeof(key) :
 				   dlen, sens, &senslen, e)) ||
-	    (rc = tpm2_dup_wrap(parent, &tmpl, sens, senslen, dup, e)))
+	    (rc = tpm2_dup_wrap(parent, &tmpl, sens, senslen, 0, dup, e)))
 		goto out;
 	/* The blob: an importable key under the target's SRK or EK. */
 	memset(&srk, 0, sizeof(srk));
@@ -1162,8 +1162,8 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 	if (k->seedlen &&
 	    ((ek && tpm2_ek_auth(t, &es, &pa)) ||
 	     tpm2_import(t, srk->handle, srk->pub.name, srk->pub.namelen,
-			 &pa, &j->pub, &j->priv, k->seed, k->seedlen,
-			 &j->priv))) {
+			 &pa, &j->pub, &j->priv, k->seed, k->seedlen, NULL,
+			 0, &j->priv))) {
 		rc = err_prefix(e, "%s: the TPM refused to import the blob "
 				"sealed for it (damaged blob?)", j->name);
 		goto out;

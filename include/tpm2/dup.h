@@ -1,8 +1,11 @@
 /* Duplication done on the host (Part 1, 23.3): an object made here,
- * wrapped so that only a given parent key, on a TPM that is not here, can
- * take it in with TPM2_Import.  Outer wrapper only (tpm2/wrap.h, label
- * "DUPLICATE"; no inner wrapper, so the object must not ask for
- * encryptedDuplication).  Used by seal --to. */
+ * wrapped so that only a given parent key can take it in with
+ * TPM2_Import.  The outer wrapper (tpm2/wrap.h, label "DUPLICATE") always;
+ * the inner wrapper (AES-128-CFB under a fresh key that goes to TPM2_Import
+ * as its encryptionKey) when the TPM is here to be sent that key in an
+ * encrypted parameter (keyimport), not for a file another TPM takes in
+ * (seal --to, keyimport --to: the file would have to carry the key).  The
+ * object must not ask for encryptedDuplication. */
 #ifndef TPMBOX_TPM2_DUP_H
 #define TPMBOX_TPM2_DUP_H
 
@@ -22,6 +25,9 @@ struct tpm2_dup {
 	/* inSymSeed: the marshalled TPM2B_ENCRYPTED_SECRET, size included */
 	uint8_t seed[TPM2_ENC_SECRET_MAX];
 	size_t seedlen;
+	/* encryptionKey: the inner wrapper's AES-128 key, or none (0) */
+	uint8_t inner[16];
+	size_t innerlen;
 };
 
 /* A sealed data object made on the host: pub comes with its template
@@ -35,21 +41,27 @@ int tpm2_sealed_make(struct tpm2_public *pub, const uint8_t *auth,
 		     uint8_t *sens, size_t *senslen, struct tberr *e);
 
 /* Wrap sens (a TPMT_SENSITIVE for the finished public area obj) for
- * TPM2_Import under parent (a restricted decryption key with AES-CFB).
- * obj must have fixedTPM, fixedParent and encryptedDuplication clear. */
+ * TPM2_Import under parent (a restricted decryption key with AES-CFB),
+ * with the inner wrapper too when inner is nonzero (out->inner gets its
+ * key).  obj must have fixedTPM, fixedParent and encryptedDuplication
+ * clear. */
 int tpm2_dup_wrap(const struct tpm2_public *parent,
 		  const struct tpm2_public *obj, const uint8_t *sens,
-		  size_t senslen, struct tpm2_dup *out, struct tberr *e);
+		  size_t senslen, int inner, struct tpm2_dup *out,
+		  struct tberr *e);
 
 struct tpm;
 struct tpm2_auth;
 
 /* TPM2_Import under parent (pa authorizes it; parent_name for sessions)
- * of obj (finished) with dup's duplicate and seed, no inner wrapper.
- * priv gets the object's new private area, loadable under parent. */
+ * of obj (finished) with dup's duplicate and seed, and the inner
+ * wrapper's key (innerlen 0: none; else pa must be a session that
+ * encrypts the first parameter, which is that key).  priv gets the
+ * object's new private area, loadable under parent. */
 int tpm2_import(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 		size_t parent_namelen, struct tpm2_auth *pa,
 		const struct tpm2_public *obj, const struct tpm2_private *dup,
-		const uint8_t *seed, size_t seedlen, struct tpm2_private *priv);
+		const uint8_t *seed, size_t seedlen, const uint8_t *inner,
+		size_t innerlen, struct tpm2_private *priv);
 
 #endif

@@ -1,6 +1,8 @@
 /* A key made elsewhere (an RSA or ECC private key) taken into a TPM:
  * TPM2_Import under the SRK (Part 3, 13.3), the duplicate made on the host
- * (tpm2/dup.h: outer wrapper to the SRK, no inner wrapper).
+ * (tpm2/dup.h: outer wrapper to the SRK, and the inner wrapper whose key
+ * goes to the TPM encrypted by the session salted to that SRK; a file
+ * made with --to for another TPM has the outer wrapper only).
  *
  * The object: nameAlg SHA-256, userWithAuth, sign or decrypt, NULL
  * scheme (the scheme is chosen per use), NULL symmetric; fixedTPM,

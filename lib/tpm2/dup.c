@@ -4,6 +4,7 @@
 #include "buf.h"
 #include "crypto/hash.h"
 #include "crypto/pk.h"
+#include "crypto/sym.h"
 #include "tpm2/cmd.h"
 #include "tpm2/constants.h"
 #include "tpm2/dup.h"
@@ -61,11 +62,41 @@ int tpm2_sealed_make(struct tpm2_public *pub, const uint8_t *auth,
 	return 0;
 }
 
+/* The inner wrapper (Part 1, 23.3.2.3) over the TPM2B_SENSITIVE in
+ * b[0..len): innerIntegrity = H_nameAlg(TPM2B_SENSITIVE || name), then
+ * TPM2B_DIGEST(innerIntegrity) || TPM2B_SENSITIVE encrypted with
+ * AES-128-CFB under a fresh key (IV zero), written back to b. */
+static int inner_wrap(const struct tpm2_public *obj, uint8_t *b, size_t cap,
+		      size_t *len, struct tpm2_dup *out, struct tberr *e)
+{
+	static const uint8_t iv[AES_BLOCK];
+	size_t d = hash_size(obj->name_alg);
+	struct hash_ctx *h;
+
+	if (!d || *len + 2 + d > cap || !(h = hash_new(obj->name_alg)))
+		return err_set(e, EX_FAIL, "duplication: no inner wrapper for "
+			       "this object");
+	hash_update(h, b, *len);
+	hash_update(h, obj->name, obj->namelen);
+	memmove(b + 2 + d, b, *len);
+	b[0] = (uint8_t)(d >> 8);
+	b[1] = (uint8_t)d;
+	hash_final(h, b + 2);
+	*len += 2 + d;
+	out->innerlen = sizeof(out->inner);
+	if (rng_bytes(out->inner, out->innerlen) ||
+	    aes_cfb(out->inner, out->innerlen, iv, b, *len, 0))
+		return err_set(e, EX_FAIL, "duplication: no random key for "
+			       "the inner wrapper");
+	return 0;
+}
+
 int tpm2_dup_wrap(const struct tpm2_public *parent,
 		  const struct tpm2_public *obj, const uint8_t *sens,
-		  size_t senslen, struct tpm2_dup *out, struct tberr *e)
+		  size_t senslen, int inner, struct tpm2_dup *out,
+		  struct tberr *e)
 {
-	uint8_t in[2 + TPM2_SENSITIVE_MAX];
+	uint8_t in[2 + 64 + 2 + TPM2_SENSITIVE_MAX];
 	struct tb b;
 	int rc;
 
@@ -75,16 +106,22 @@ int tpm2_dup_wrap(const struct tpm2_public *parent,
 		return err_set(e, EX_FAIL, "duplication: the object is fixed "
 			       "to its TPM or parent, or asks for an inner "
 			       "wrapper");
-	/* No inner wrapper: the TPM2B_SENSITIVE goes under the outer one. */
+	/* The TPM2B_SENSITIVE, under the inner wrapper when asked, then
+	 * under the outer one. */
 	tb_init(&b, in, sizeof(in));
 	tb_put_tpm2b(&b, sens, senslen);
 	if (tb_err(&b))
 		return err_set(e, EX_FAIL, "duplication: sensitive area too "
 			       "large");
-	rc = tpm2_wrap_outer(parent, "DUPLICATE", obj->name, obj->namelen,
-			     in, b.len, out->priv.b, sizeof(out->priv.b),
-			     &out->priv.n, out->seed, &out->seedlen,
-			     "duplication: the parent key", e);
+	rc = 0;
+	if (inner)
+		rc = inner_wrap(obj, in, sizeof(in), &b.len, out, e);
+	if (!rc)
+		rc = tpm2_wrap_outer(parent, "DUPLICATE", obj->name,
+				     obj->namelen, in, b.len, out->priv.b,
+				     sizeof(out->priv.b), &out->priv.n,
+				     out->seed, &out->seedlen,
+				     "duplication: the parent key", e);
 	explicit_bzero(in, sizeof(in));
 	return rc;
 }
@@ -92,23 +129,31 @@ int tpm2_dup_wrap(const struct tpm2_public *parent,
 int tpm2_import(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 		size_t parent_namelen, struct tpm2_auth *pa,
 		const struct tpm2_public *obj, const struct tpm2_private *dup,
-		const uint8_t *seed, size_t seedlen, struct tpm2_private *priv)
+		const uint8_t *seed, size_t seedlen, const uint8_t *inner,
+		size_t innerlen, struct tpm2_private *priv)
 {
-	uint8_t pbuf[2 + 2 + TPM2_PUBLIC_MAX + 2 + TPM2_PRIVATE_MAX +
-		     TPM2_ENC_SECRET_MAX + 2];
+	uint8_t pbuf[2 + 32 + 2 + TPM2_PUBLIC_MAX + 2 + TPM2_PRIVATE_MAX +
+		     TPM2_ENC_SECRET_MAX + 6];
 	struct tpm2_call c = {0};
 	struct tpm2_auth tmp;
 	struct tb b, r;
 	int rc;
 
-	/* encryptionKey (none: no inner wrapper), objectPublic, duplicate,
-	 * inSymSeed (already a TPM2B), symmetricAlg NULL */
+	/* encryptionKey (the inner wrapper's, or empty), objectPublic,
+	 * duplicate, inSymSeed (already a TPM2B), symmetricAlg (AES-128-CFB
+	 * with an inner wrapper, else NULL) */
 	tb_init(&b, pbuf, sizeof(pbuf));
-	tb_put_u16(&b, 0);
+	tb_put_tpm2b(&b, inner, innerlen);
 	tb_put_tpm2b(&b, obj->raw, obj->rawlen);
 	tb_put_tpm2b(&b, dup->b, dup->n);
 	tb_put_bytes(&b, seed, seedlen);
-	tb_put_u16(&b, TPM2_ALG_NULL);
+	if (innerlen) {
+		tb_put_u16(&b, TPM2_ALG_AES);
+		tb_put_u16(&b, (uint16_t)(8 * innerlen));
+		tb_put_u16(&b, TPM2_ALG_CFB);
+	} else {
+		tb_put_u16(&b, TPM2_ALG_NULL);
+	}
 	if (tb_err(&b))
 		return err_set(t->e, EX_USAGE, "TPM2_Import: parameters too "
 			       "large");

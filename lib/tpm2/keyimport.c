@@ -169,16 +169,20 @@ int key_import(struct tpm *t, const struct tpm2_public *obj,
 	if ((rc = tpm2_srk_find(t, &w, k)) ||
 	    (rc = tpm2_trust_start(t, k->handle, &k->pub)))
 		goto out;
-	if (sens && (rc = tpm2_dup_wrap(&k->pub, obj, sens, senslen, mine,
+	/* Made here: the inner wrapper too, its key sent as TPM2_Import's
+	 * first parameter, encrypted by that session. */
+	if (sens && (rc = tpm2_dup_wrap(&k->pub, obj, sens, senslen, 1, mine,
 					t->e)))
 		goto out;
 	if (!sens)
 		*mine = *dup;
 	s = tpm2_trust_session(t);
-	tpm2_session_set_flags(s, 0);
+	tpm2_session_set_flags(s, mine->innerlen ? SESS_ENC_CMD : 0);
 	tpm2_session_use(s, &a, NULL, 0);
 	rc = tpm2_import(t, k->handle, k->pub.name, k->pub.namelen, &a, obj,
-			 &mine->priv, mine->seed, mine->seedlen, priv);
+			 &mine->priv, mine->seed, mine->seedlen, mine->inner,
+			 mine->innerlen, priv);
+	tpm2_session_set_flags(s, 0);
 	if (rc && !sens && t->e->rc)
 		err_hint(t->e, "the key was wrapped for another TPM's SRK, or "
 			 "the file is damaged");

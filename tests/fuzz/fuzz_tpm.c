@@ -164,11 +164,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static struct tpm2_public obj;
 		static struct tpm2_private dup, priv;
 		static const uint8_t seed[4] = { 0, 2, 1, 2 };
+		static const uint8_t inner[16];
 
 		obj.rawlen = 4;
 		dup.n = 8;
 		tpm2_import(t, 0x81000001, NULL, 0, NULL, &obj, &dup, seed,
-			    sizeof(seed), &priv);
+			    sizeof(seed), inner, sizeof(inner), &priv);
 		break;
 	}
 	case 13: {

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	obj.sym_alg = TPM2_ALG_NULL;
 	if (tpm2_sealed_make(&obj, (const uint8_t *)auth, strlen(auth), data,
 			     dlen, sens, &senslen, &e) ||
-	    tpm2_dup_wrap(&parent, &obj, sens, senslen, &dup, &e))
+	    tpm2_dup_wrap(&parent, &obj, sens, senslen, 0, &dup, &e))
 		return fail(&e);
 	if (put2b(argv[3], "pub", obj.raw, obj.rawlen, &e) ||
 	    put2b(argv[3], "dup", dup.priv.b, dup.priv.n, &e) ||
