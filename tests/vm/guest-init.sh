@@ -138,7 +138,8 @@ done
 ck "imalog --check said how many entries were beyond the PCRs" grep -q "beyond it" $T/race
 grep -m 2 "beyond it" $T/race | sed 's/^/@@TAP # /'
 for r in 1 2 3; do
-	tpmbox quote -k $T/ak-tpmrm0 -p sha1:10+sha256:10 -n 0${r}0$r -o $T/qi$r >/dev/null 2>&1
+	tpmbox quote -k $T/ak-tpmrm0 -p sha1:10+sha256:10 -n 0${r}0$r -o $T/qi$r >/dev/null 2>$T/qerr ||
+		sed 's/^/@@TAP # quote: /' $T/qerr
 	ck "checkquote --imalog under ongoing measurement, run $r" \
 		tpmbox checkquote -k $T/ak-tpmrm0.pem -n 0${r}0$r --imalog $ima/binary_runtime_measurements $T/qi$r
 done
