@@ -236,28 +236,32 @@ int pk_has_p521(void)
 
 static int to_pem(uint8_t *der, size_t n, char **pem, size_t *pemlen);
 
-int pk_pem_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
-		size_t ylen, char **pem, size_t *pemlen)
+typedef int ec_der_fn(const uint8_t *, size_t, const uint8_t *, size_t,
+		      uint8_t **, size_t *);
+
+/* An EC point's SubjectPublicKeyInfo (der makes it) as PEM. */
+static int ec_pem(ec_der_fn *der, const uint8_t *x, size_t xlen,
+		  const uint8_t *y, size_t ylen, char **pem, size_t *pemlen)
 {
-	uint8_t *der;
+	uint8_t *d;
 	size_t n;
 
 	*pem = NULL;
-	if (pk_der_p384(x, xlen, y, ylen, &der, &n))
+	if (der(x, xlen, y, ylen, &d, &n))
 		return -1;
-	return to_pem(der, n, pem, pemlen);
+	return to_pem(d, n, pem, pemlen);
+}
+
+int pk_pem_p384(const uint8_t *x, size_t xlen, const uint8_t *y,
+		size_t ylen, char **pem, size_t *pemlen)
+{
+	return ec_pem(pk_der_p384, x, xlen, y, ylen, pem, pemlen);
 }
 
 int pk_pem_p521(const uint8_t *x, size_t xlen, const uint8_t *y,
 		size_t ylen, char **pem, size_t *pemlen)
 {
-	uint8_t *der;
-	size_t n;
-
-	*pem = NULL;
-	if (pk_der_p521(x, xlen, y, ylen, &der, &n))
-		return -1;
-	return to_pem(der, n, pem, pemlen);
+	return ec_pem(pk_der_p521, x, xlen, y, ylen, pem, pemlen);
 }
 
 int pk_der_rsa(const uint8_t *n, size_t nlen, uint32_t e, uint8_t **der,
@@ -292,13 +296,7 @@ static int to_pem(uint8_t *der, size_t n, char **pem, size_t *pemlen)
 int pk_pem_p256(const uint8_t *x, size_t xlen, const uint8_t *y,
 		size_t ylen, char **pem, size_t *pemlen)
 {
-	uint8_t *der;
-	size_t n;
-
-	*pem = NULL;
-	if (pk_der_p256(x, xlen, y, ylen, &der, &n))
-		return -1;
-	return to_pem(der, n, pem, pemlen);
+	return ec_pem(pk_der_p256, x, xlen, y, ylen, pem, pemlen);
 }
 
 int pk_pem_rsa(const uint8_t *n, size_t nlen, uint32_t e, char **pem,
