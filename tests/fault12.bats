@@ -142,6 +142,7 @@ one() {
 		echo "$R/$m: exit 0, but the job was not done: $CHECK"
 	fi
 	[ "$rc" -ne 0 ] || echo "$R" >> "$W/oks"
+	echo "$R $rc $ms" >> "$W/runs"
 	return 0
 }
 
@@ -153,6 +154,7 @@ one() {
 	echo "# fault12 seed $seed, $iter runs per applet and mode" >&3
 	: > "$W/faults"
 	: > "$W/oks"
+	: > "$W/runs"
 	n=0 runs=0
 	for R in $(recipes); do
 		recipe "$R"
@@ -171,6 +173,12 @@ one() {
 			n=$((n + 1))
 		done
 	done
+	# per recipe: runs, exit code counts and the longest run (the
+	# long run's table in docs/hardening.md)
+	awk '{ n[$1]++; c[$1 " " $2]++; if ($3 > t[$1]) t[$1] = $3 }
+	     END { for (r in n) { l = r ": " n[r] " runs,";
+		for (e = 0; e <= 9; e++) if (c[r " " e]) l = l " exit " e ": " c[r " " e] ",";
+		print "# " l " longest " t[r] " ms" } }' "$W/runs" | sort >&3
 	if [ -s "$W/faults" ]; then cat "$W/faults"; false; fi
 	# The exit-0 checks ran: some runs of most recipes got through.
 	echo "# exit 0 runs: $(wc -l < "$W/oks") of $runs" >&3
