@@ -712,6 +712,16 @@ extended() {
 	done
 }
 
+@test "dispatch: the small build's allocator for mbedTLS (tiny/alloc.c): zeroed, aligned, disjoint blocks under random use; wrapping counts refused" {
+	[ -z "${TPMBOX_SECOND_PASS:-}" ] || skip "checked once, in the first pass"
+	cc -O2 -Wall -Wextra -Werror -fsanitize=address,undefined \
+		-o "$BATS_TEST_TMPDIR/alloc" "$ROOT/tests/helpers/tinyalloc.c" \
+		"$ROOT/tiny/alloc.c"
+	run "$BATS_TEST_TMPDIR/alloc"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
 @test "dispatch: the initramfs profile (make tiny-initramfs) is at most 256 KiB, static, with only the Makefile's INITRAMFS_APPLETS; the keyscript's steps run on it" {
 	[ -n "${TPMBOX_INITRAMFS:-}" ] || skip "TPMBOX_INITRAMFS is not set (make check sets it)"
 	I=$TPMBOX_INITRAMFS d=$BATS_TEST_TMPDIR

@@ -10,6 +10,15 @@
 /* system */
 #define MBEDTLS_HAVE_ASM
 #define MBEDTLS_NO_PLATFORM_ENTROPY	/* tpmbox seeds from getrandom(2) */
+/* mbedTLS's allocations from a static arena (tiny/alloc.c): musl's
+ * allocator mapped and unmapped a page for them about 80 times a quote */
+#define MBEDTLS_PLATFORM_C
+#define MBEDTLS_PLATFORM_MEMORY
+#define MBEDTLS_PLATFORM_CALLOC_MACRO tpmbox_mbedtls_calloc
+#define MBEDTLS_PLATFORM_FREE_MACRO tpmbox_mbedtls_free
+#include <stddef.h>
+void *tpmbox_mbedtls_calloc(size_t n, size_t size);
+void tpmbox_mbedtls_free(void *p);
 
 /* hashes and MACs */
 #define MBEDTLS_MD_C
