@@ -16,6 +16,9 @@ TPMBOX=${TPMBOX:-$(cd "$(dirname "$0")/.." && pwd)/tpmbox}
 TINY=${TPMBOX_TINY:-}
 [ -z "$TINY" ] || [ -x "$TINY" ] || { echo "bench: $TINY not built (make tiny)" >&2; exit 3; }
 RUNS=${BENCH_RUNS:-25}
+# BENCH_ONLY="quote seal": only these workflows, and none of the sections
+# after them (escrow, signed policies, keys, TPM 1.2)
+ONLY=${BENCH_ONLY:-}
 [ "$RUNS" -ge 20 ] || { echo "bench: BENCH_RUNS must be >= 20" >&2; exit 2; }
 [ -x "$TPMBOX" ] || { echo "bench: $TPMBOX not built (run make)" >&2; exit 3; }
 for c in swtpm tpm2_getrandom tpm2_pcrread tpm2_pcrextend python3; do
@@ -129,6 +132,7 @@ wf_quote_t2() {
 WORKFLOWS=()
 declare -A PROCS_TB PROCS_T2 CAPTION
 workflow() {
+	[ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]] || return 0
 	WORKFLOWS+=("$1")
 	PROCS_TB[$1]=$2
 	PROCS_T2[$1]=$3
@@ -267,7 +271,8 @@ wf_esc_recover_rsa() { tb recover -k "$ESC_D/rsa.key" "$ESC_D/all.blob" >/dev/nu
 wf_esc_recover_ec() { tb recover -k "$ESC_D/ec.key" "$ESC_D/all.blob" >/dev/null; }
 wf_esc_recover_age() { tb recover -k "$ESC_D/age.txt" "$ESC_D/all.blob" >/dev/null; }
 wf_esc_recover_code() { tb recover --recovery-code "file:$ESC_D/code" "$ESC_D/all.blob" >/dev/null; }
-if command -v openssl >/dev/null && command -v age-keygen >/dev/null &&
+if [ -n "$ONLY" ]; then :
+elif command -v openssl >/dev/null && command -v age-keygen >/dev/null &&
    "$TPMBOX" seal --help | grep -q -- --escrow; then
 	escrow_bench
 else
@@ -346,7 +351,8 @@ wf_sig_t2() {
 	t2 tpm2_unseal -c "$d/o.ctx" -p session:"$d/s.ctx" >/dev/null
 	t2 tpm2_flushcontext -t
 }
-if command -v openssl >/dev/null && "$TPMBOX" seal --help | grep -q -- --authorized-by; then
+if [ -n "$ONLY" ]; then :
+elif command -v openssl >/dev/null && "$TPMBOX" seal --help | grep -q -- --authorized-by; then
 	signed_bench
 fi
 
@@ -407,7 +413,8 @@ sign_bench() {
 		echo "openssl with tpm2-openssl: not measured (provider missing or it cannot load the key)"
 	fi
 }
-if "$TPMBOX" sign --help >/dev/null 2>&1 && command -v xxd >/dev/null; then
+if [ -n "$ONLY" ]; then :
+elif "$TPMBOX" sign --help >/dev/null 2>&1 && command -v xxd >/dev/null; then
 	sign_bench
 else
 	echo
@@ -474,7 +481,8 @@ tpm12_bench() (
 		"$(awk -v a="$c" -v b="$ts" 'BEGIN {printf "%.3f", a / b}')" "$rc" "$rs"
 	echo "tpm-tools also needs tcsd running: stop + start $(ms "$tc") ms (median of 5)"
 )
-if command -v tcsd >/dev/null && command -v tpm_sealdata >/dev/null &&
+if [ -n "$ONLY" ]; then :
+elif command -v tcsd >/dev/null && command -v tpm_sealdata >/dev/null &&
    [ "$(id -u)" = 0 ]; then
 	tpm12_bench
 else
