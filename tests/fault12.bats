@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # Every applet that has a TPM 1.2 job, through the fault proxy
 # (tests/helpers/faultproxy.c) in front of swtpm in 1.2 mode: each run
-# damages one answer (which one is drawn per connection) and must end
+# damages one answer, drawn from all the answers an undamaged run of the
+# same recipe gets (counted first, through the proxy), and must end
 # within --timeout + 1 s, exit with a documented code (0-6), say
 # "tpmbox APPLET: ..." when it fails and leave no output file; a run that
 # exits 0 must have done its job (checked past the proxy).  A 1.2 has no
@@ -9,7 +10,7 @@
 # aborted runs leave (the proxy's -F flush is TPM 2.0's).
 #
 #   FAULT12_ITER=N   runs per applet per mode (default 2; the long run in
-#                    docs/hardening.md uses 160: 1,280 per applet)
+#                    docs/hardening.md uses 1250: 10,000 per recipe)
 #   FAULT_SEED=S     proxy seed (default random; printed for replay)
 #   FAULT12_APPLETS="a b"  only these recipes
 
@@ -40,11 +41,11 @@ setup_file() {
 teardown_file() { swtpm12_dir_down "$F"; }
 
 # recipe NAME: ARGS (the run), OUT (its output file, or empty), CHECK
-# (run past the proxy after an exit 0), PREP (past the proxy before
-# each run: the state the run starts from) and K (the damaged answer is
-# one of the first K).
+# (run past the proxy after an exit 0) and PREP (past the proxy before
+# each run: the state the run starts from).  The damaged answer is drawn
+# from all the answers an undamaged run gets (counted by passes()).
 recipe() {
-	OUT="" CHECK=true PREP=true K=6
+	OUT="" CHECK=true PREP=true
 	case $1 in
 	getrandom) OUT=$W/out; ARGS=(getrandom -o "$OUT" 200)
 		CHECK='[ "$(stat -c %s "$OUT")" = 200 ]' ;;
@@ -85,13 +86,11 @@ recipe() {
 	quote) OUT=$W/out; ARGS=(quote -k "$W/aik" -p 0,7 -n 00112233 -o "$OUT")
 		CHECK='"$TPMBOX" checkquote -k "$W/aik.pem" -n 00112233 -p 0,7 "$OUT" >/dev/null' ;;
 	# clearall last (it makes a new SRK necessary): each run starts
-	# from an owned TPM; an exit 0 is a TPM without an owner.  Its 14
-	# answers (detection, 11 capabilities for what goes, OIAP or
-	# TSC_PhysicalPresence, the clear) are all candidates.
+	# from an owned TPM; an exit 0 is a TPM without an owner.
 	clearall) ARGS=(clearall --yes)
-		PREP=owned12 CHECK=unowned12 K=14 ;;
+		PREP=owned12 CHECK=unowned12 ;;
 	clearall-pp) ARGS=(clearall --yes --physical-presence)
-		PREP=owned12 CHECK=unowned12 K=14 ;;
+		PREP=owned12 CHECK=unowned12 ;;
 	*) return 1 ;;
 	esac
 }
@@ -112,6 +111,34 @@ fresh12() { swtpm12_dir_down "$F"; swtpm12_dir_up "$F"; }
 
 recipes() {
 	echo "${FAULT12_APPLETS:-getrandom pcrread extend info dalock takeown nvlist nvdefine nvwrite nvread nvrelease seal seal-tpmtools unseal unseal-tpmtools akcreate quote clearall clearall-pp}"
+}
+
+# proxy MODE K STATS: the fault proxy in front of swtpm, one stats line
+# per connection (commands answered, answers damaged)
+proxy() {
+	"$PROXY" -l "$F/p.sock" -t "$F/sock" -m "$1" -k "$2" -o "$3" \
+		-s "$((seed + n))" >/dev/null 2>&1 3>&- &
+	pp=$!
+	for _ in $(seq 1 100); do [ -S "$F/p.sock" ] && break; sleep 0.01; done
+}
+proxy_stop() {
+	kill "$pp"; wait "$pp" 2>/dev/null || true
+	rm -f "$F/p.sock"
+}
+
+# passes: K, the answers an undamaged run of the current recipe gets
+# (its second run through an undamaged proxy: the first may differ)
+passes() {
+	rm -f "$W/pass"
+	proxy pass 1 "$W/pass"
+	for _ in 1 2; do
+		rm -f "$W/out" "$W"/out.tmp.* "$W/out.pem"
+		eval "$PREP"
+		"$TPMBOX" -T "swtpm:path=$F/p.sock" "${ARGS[@]}" >/dev/null 2>&1
+	done
+	proxy_stop
+	K=$(sed -n 's/.* cmds=\([0-9]*\) .*/\1/p' "$W/pass" | tail -1)
+	[ "${K:-0}" -gt 0 ]
 }
 
 # one MODE: a run of the current recipe through the proxy; prints a line
@@ -155,30 +182,34 @@ one() {
 	: > "$W/faults"
 	: > "$W/oks"
 	: > "$W/runs"
+	: > "$W/ks"
 	n=0 runs=0
 	for R in $(recipes); do
 		recipe "$R"
+		passes || { echo "$R: the undamaged runs failed"; false; }
+		echo "$R $K" >> "$W/ks"
 		for m in $MODES; do
-			"$PROXY" -l "$F/p.sock" -t "$F/sock" -m "$m" -k "$K" \
-				-s "$((seed + n))" >/dev/null 2>&1 3>&- &
-			pp=$!
-			for _ in $(seq 1 100); do [ -S "$F/p.sock" ] && break; sleep 0.01; done
+			proxy "$m" "$K" "$W/stats.$R"
 			for i in $(seq 1 "$iter"); do
 				one "$m" >> "$W/faults"
 				runs=$((runs + 1))
 				[ $((runs % 6)) -ne 0 ] || fresh12
 			done
-			kill "$pp"; wait "$pp" 2>/dev/null || true
-			rm -f "$F/p.sock"
+			proxy_stop
 			n=$((n + 1))
 		done
 	done
 	# per recipe: runs, exit code counts and the longest run (the
 	# long run's table in docs/hardening.md)
-	awk '{ n[$1]++; c[$1 " " $2]++; if ($3 > t[$1]) t[$1] = $3 }
-	     END { for (r in n) { l = r ": " n[r] " runs,";
+	for R in $(recipes); do
+		echo "dmg $R $(grep -c 'mutated=[1-9]' "$W/stats.$R" || true)"
+	done > "$W/damaged"
+	awk '$1 == "dmg" { d[$2] = $3; next }
+	     FILENAME ~ /ks$/ { k[$1] = $2; next }
+	     { n[$1]++; c[$1 " " $2]++; if ($3 > t[$1]) t[$1] = $3 }
+	     END { for (r in n) { l = r ": " n[r] " runs, " d[r] " damaged (of the first " k[r] " answers),";
 		for (e = 0; e <= 9; e++) if (c[r " " e]) l = l " exit " e ": " c[r " " e] ",";
-		print "# " l " longest " t[r] " ms" } }' "$W/runs" | sort >&3
+		print "# " l " longest " t[r] " ms" } }' "$W/damaged" "$W/ks" "$W/runs" | sort >&3
 	if [ -s "$W/faults" ]; then cat "$W/faults"; false; fi
 	# The exit-0 checks ran: some runs of most recipes got through.
 	echo "# exit 0 runs: $(wc -l < "$W/oks") of $runs" >&3
