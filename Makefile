@@ -89,13 +89,16 @@ TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport keycreate sign decrypt b
 # The small build keeps the applets' --help texts packed (about 42 KiB of
 # text in 12 KiB, tiny/packhelp.c): taken from the default build's
 # output, so `tpmbox-tiny A --help` prints the very same bytes.
+# (TINY_HELP_FROM: the default build, also inside the inner make below,
+# where BIN is the small one)
 TINY_HELP := $(TINY_BUILD)/help/packed.c
-$(TINY_HELP): $(BIN) tiny/packhelp.c
+TINY_HELP_FROM ?= $(BIN)
+$(TINY_HELP): $(TINY_HELP_FROM) tiny/packhelp.c
 	@mkdir -p $(dir $@)
 	@cc -O2 -o $(TINY_BUILD)/help/packhelp tiny/packhelp.c
-	@for a in $$(./$(BIN) --list | awk '{print $$1}'); do \
+	@for a in $$(./$(TINY_HELP_FROM) --list | awk '{print $$1}'); do \
 		case " $(TINY_OMIT) " in *" $$a "*) continue ;; esac; \
-		printf '%s\0' "$$a"; ./$(BIN) "$$a" --help || exit 1; printf '\0'; \
+		printf '%s\0' "$$a"; ./$(TINY_HELP_FROM) "$$a" --help || exit 1; printf '\0'; \
 	 done > $(TINY_BUILD)/help/plain
 	@$(TINY_BUILD)/help/packhelp < $(TINY_BUILD)/help/plain > $@.tmp && mv $@.tmp $@
 
@@ -106,7 +109,7 @@ tiny:
 	@sh tiny/mbedtls.sh $(TINY_MBEDTLS) $(TINY_CC) $(TINY_CFLAGS)
 	@[ ! $(TINY_BIN) -ot $(TINY_MBEDTLS)/libmbedcrypto.a ] || rm -f $(TINY_BIN)
 	@$(MAKE) --no-print-directory BUILD=$(TINY_BUILD)/obj BIN=$(TINY_BIN) \
-		CC=$(TINY_CC) LDFLAGS="$(TINY_LDFLAGS)" LDLIBS=-lmbedcrypto \
+		TINY_HELP_FROM=$(BIN) CC=$(TINY_CC) LDFLAGS="$(TINY_LDFLAGS)" LDLIBS=-lmbedcrypto \
 		OMIT_APPLETS="$(TINY_OMIT)" \
 		EXTRA_SRC=$(TINY_HELP) \
 		CFLAGS="$(TINY_CFLAGS) -I$(TINY_MBEDTLS)/src/include -Itiny \
