@@ -25,15 +25,17 @@ MIRROR=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.so
 
 unmount_all() {
 	local m
-	# deepest first; a lazy unmount for whatever a stray process holds
-	for m in $(findmnt -rn -o TARGET | grep -F "$ROOT/" | sort -r); do
+	# deepest first, the root's bind mount on itself last; a lazy
+	# unmount for whatever a stray process holds
+	for m in $(findmnt -rn -o TARGET | grep -F "$ROOT/" | sort -r) \
+		 $(findmnt -rn -o TARGET | grep -xF "$ROOT"); do
 		umount "$m" 2>/dev/null || umount -l "$m"
 	done
 }
 cleanup() {
 	unmount_all
 	if [ -z "${FRESH_KEEP:-}" ] && [ -d "$ROOT" ] &&
-	   ! findmnt -rn -o TARGET | grep -qF "$ROOT/"; then
+	   ! findmnt -rn -o TARGET | grep -qF "$ROOT"; then
 		rm -rf --one-file-system "$ROOT"
 	fi
 }
@@ -50,6 +52,10 @@ rm -f "$ROOT.debootstrap.log"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 rm -rf "$ROOT/etc/apt"
 cp -a /etc/apt "$ROOT/etc/apt"
+# the root a mount point of its own, as on a machine: `unshare -m`
+# (tests/initramfs.bats) makes / private, which fails with EINVAL in a
+# chroot whose / is a plain directory
+mount --bind "$ROOT" "$ROOT"
 mount -t proc proc "$ROOT/proc"
 mount -t sysfs sys "$ROOT/sys"
 mount --bind /dev "$ROOT/dev"
