@@ -21,7 +21,15 @@ struct tpm12_nv_public {
 	uint32_t size;
 };
 
-/* Parse a TPM_NV_DATA_PUBLIC, all of p[0..n): 0 or -1. */
+/* The largest index size taken from a TPM_NV_DATA_PUBLIC: its dataSize
+ * is not authenticated, and a 1.2 holds a few KiB of NV in all (swtpm
+ * 64 KiB), so a larger one is a damaged or forged answer, refused
+ * before anything of that size is allocated (fault12 found nvread busy
+ * for more than 10 s with dataSize 0xffffffff). */
+#define TPM12_NV_SIZE_MAX	(1024 * 1024)
+
+/* Parse a TPM_NV_DATA_PUBLIC, all of p[0..n): 0 or -1 (also for a size
+ * above TPM12_NV_SIZE_MAX). */
 int tpm12_nv_public_parse(const uint8_t *p, size_t n,
 			  struct tpm12_nv_public *out);
 /* TPM_GetCapability(TPM_CAP_NV_INDEX, index). */

@@ -38,7 +38,8 @@ int tpm12_nv_public_parse(const uint8_t *p, size_t n,
 	out->write_define = tb_get_u8(&r);
 	out->size = tb_get_u32(&r);
 	if (tb_err(&r) || tb_left(&r) || out->read_stclear > 1 ||
-	    out->write_stclear > 1 || out->write_define > 1)
+	    out->write_stclear > 1 || out->write_define > 1 ||
+	    out->size > TPM12_NV_SIZE_MAX)
 		return -1;
 	return 0;
 }

@@ -50,6 +50,22 @@ static void marshal(void)
 	CHECK(!tb_err(&b) && b.len == n + 1);
 	CHECK(tpm12_nv_public_parse(buf, b.len, &p) == 0);
 	CHECK(p.write_define == 1 && p.write.release.mask == 0x00010080u);
+	/* a size no 1.2 holds (damaged or forged) is refused; the largest
+	 * taken is TPM12_NV_SIZE_MAX */
+	q.size = 0xffffffffu;
+	tb_init(&b, buf, sizeof(buf));
+	tpm12_put_nv_public(&b, &q);
+	CHECK(tpm12_nv_public_parse(buf, b.len, &p) == -1);
+	q.size = TPM12_NV_SIZE_MAX + 1;
+	tb_init(&b, buf, sizeof(buf));
+	tpm12_put_nv_public(&b, &q);
+	CHECK(tpm12_nv_public_parse(buf, b.len, &p) == -1);
+	q.size = TPM12_NV_SIZE_MAX;
+	tb_init(&b, buf, sizeof(buf));
+	tpm12_put_nv_public(&b, &q);
+	CHECK(tpm12_nv_public_parse(buf, b.len, &p) == 0 &&
+	      p.size == TPM12_NV_SIZE_MAX);
+	q.size = 32;
 	/* a short buffer is an error, never a truncation */
 	tb_init(&b, buf, n - 1);
 	tpm12_put_nv_public(&b, &q);
