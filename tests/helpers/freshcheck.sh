@@ -23,19 +23,22 @@ MIRROR=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.so
 [ -n "$MIRROR" ] || MIRROR=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
 [ -n "$MIRROR" ] || MIRROR=http://deb.debian.org/debian
 
+# the mounts in the root and the root's bind mount on itself, deepest
+# first (reverse order puts a path after everything below it)
+mounts() {
+	findmnt -rn -o TARGET | awk -v r="$ROOT" '$0 == r || index($0, r "/") == 1' |
+		sort -r
+}
 unmount_all() {
 	local m
-	# deepest first, the root's bind mount on itself last; a lazy
-	# unmount for whatever a stray process holds
-	for m in $(findmnt -rn -o TARGET | grep -F "$ROOT/" | sort -r) \
-		 $(findmnt -rn -o TARGET | grep -xF "$ROOT"); do
+	# a lazy unmount for whatever a stray process holds
+	for m in $(mounts); do
 		umount "$m" 2>/dev/null || umount -l "$m"
 	done
 }
 cleanup() {
 	unmount_all
-	if [ -z "${FRESH_KEEP:-}" ] && [ -d "$ROOT" ] &&
-	   ! findmnt -rn -o TARGET | grep -qF "$ROOT"; then
+	if [ -z "${FRESH_KEEP:-}" ] && [ -d "$ROOT" ] && [ -z "$(mounts)" ]; then
 		rm -rf --one-file-system "$ROOT"
 	fi
 }
