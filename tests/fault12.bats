@@ -126,14 +126,19 @@ proxy_stop() {
 	rm -f "$F/p.sock"
 }
 
+# prepare: no output of an earlier run, and the recipe's starting state
+prepare() {
+	rm -f "$W/out" "$W"/out.tmp.* "$W/out.pem"
+	eval "$PREP"
+}
+
 # passes: K, the answers an undamaged run of the current recipe gets
 # (its second run through an undamaged proxy: the first may differ)
 passes() {
 	rm -f "$W/pass"
 	proxy pass 1 "$W/pass"
 	for _ in 1 2; do
-		rm -f "$W/out" "$W"/out.tmp.* "$W/out.pem"
-		eval "$PREP"
+		prepare
 		"$TPMBOX" -T "swtpm:path=$F/p.sock" "${ARGS[@]}" >/dev/null 2>&1
 	done
 	proxy_stop
@@ -145,8 +150,7 @@ passes() {
 # per fault.
 one() {
 	local m=$1 a=${ARGS[0]} rc err t0 t1 ms
-	rm -f "$W/out" "$W"/out.tmp.* "$W/out.pem"
-	eval "$PREP"
+	prepare
 	t0=$EPOCHREALTIME
 	timeout -s KILL 10 "$TPMBOX" --timeout 2 -T "swtpm:path=$F/p.sock" \
 		"${ARGS[@]}" >/dev/null 2>"$W/err" && rc=0 || rc=$?
@@ -187,9 +191,9 @@ one() {
 	for R in $(recipes); do
 		recipe "$R"
 		passes || { echo "$R: the undamaged runs failed"; false; }
-		echo "$R $K" >> "$W/ks"
+		: > "$W/stats"
 		for m in $MODES; do
-			proxy "$m" "$K" "$W/stats.$R"
+			proxy "$m" "$K" "$W/stats"
 			for i in $(seq 1 "$iter"); do
 				one "$m" >> "$W/faults"
 				runs=$((runs + 1))
@@ -198,18 +202,15 @@ one() {
 			proxy_stop
 			n=$((n + 1))
 		done
+		echo "$R $K $(grep -c 'mutated=[1-9]' "$W/stats" || true)" >> "$W/ks"
 	done
-	# per recipe: runs, exit code counts and the longest run (the
-	# long run's table in docs/hardening.md)
-	for R in $(recipes); do
-		echo "dmg $R $(grep -c 'mutated=[1-9]' "$W/stats.$R" || true)"
-	done > "$W/damaged"
-	awk '$1 == "dmg" { d[$2] = $3; next }
-	     FILENAME ~ /ks$/ { k[$1] = $2; next }
+	# per recipe: K, runs, damaged runs, exit code counts and the
+	# longest run (the long run's table in docs/hardening.md)
+	awk 'FNR == NR { k[$1] = $2; d[$1] = $3; next }
 	     { n[$1]++; c[$1 " " $2]++; if ($3 > t[$1]) t[$1] = $3 }
 	     END { for (r in n) { l = r ": " n[r] " runs, " d[r] " damaged (of the first " k[r] " answers),";
 		for (e = 0; e <= 9; e++) if (c[r " " e]) l = l " exit " e ": " c[r " " e] ",";
-		print "# " l " longest " t[r] " ms" } }' "$W/damaged" "$W/ks" "$W/runs" | sort >&3
+		print "# " l " longest " t[r] " ms" } }' "$W/ks" "$W/runs" | sort >&3
 	if [ -s "$W/faults" ]; then cat "$W/faults"; false; fi
 	# The exit-0 checks ran: some runs of most recipes got through.
 	echo "# exit 0 runs: $(wc -l < "$W/oks") of $runs" >&3
