@@ -39,16 +39,22 @@ fi
 
 lib=$out/libmbedcrypto.a
 flags="$cc $*"
-if [ -f "$lib" ] && [ "$lib" -nt "$conf" ] && [ "$lib" -nt "$0" ] &&
-   [ "$lib" -nt "$top/tiny/sha1_small.c" ] && [ "$lib" -nt "$top/tiny/alloc.c" ] &&
-   [ "$(cat "$out/flags" 2>/dev/null)" = "$flags" ]; then
+# tpmbox's own parts of the library (in tiny/): the SHA-1 block
+# function, the allocator
+own="sha1_small.c alloc.c"
+fresh=1
+for f in "$conf" "$0"; do [ "$lib" -nt "$f" ] || fresh=; done
+for f in $own; do [ "$lib" -nt "$top/tiny/$f" ] || fresh=; done
+if [ -n "$fresh" ] && [ "$(cat "$out/flags" 2>/dev/null)" = "$flags" ]; then
 	exit 0
 fi
 echo "tiny: building mbedTLS $(sed -n 's/.*MBEDTLS_VERSION_STRING *"\(.*\)".*/\1/p' "$src/include/mbedtls/version.h") with $cc" >&2
 rm -rf "$out/obj"
 mkdir -p "$out/obj"
-for f in "$src"/library/*.c "$top"/tiny/sha1_small.c "$top"/tiny/alloc.c; do
-	o=$out/obj/$(basename "$f" .c).o
+# compile FILE CFLAGS...
+compile() {
+	f=$1 o=$out/obj/$(basename "$1" .c).o
+	shift
 	# The bignums and the curves' modular reduction are where a P-256
 	# multiplication spends its time: -O2 there, without alignment
 	# padding or the inlining of small functions (which only cost
@@ -60,7 +66,9 @@ for f in "$src"/library/*.c "$top"/tiny/sha1_small.c "$top"/tiny/alloc.c; do
 	esac
 	"$cc" "$@" $opt -I"$src/include" -I"$top/tiny" \
 		-DMBEDTLS_CONFIG_FILE='"mbedtls-config.h"' -c "$f" -o "$o"
-done
+}
+for f in "$src"/library/*.c; do compile "$f" "$@"; done
+for f in $own; do compile "$top/tiny/$f" "$@"; done
 rm -f "$lib.tmp"
 gcc-ar rcs "$lib.tmp" "$out"/obj/*.o
 mv "$lib.tmp" "$lib"
