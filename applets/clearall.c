@@ -98,53 +98,48 @@ static int consent(struct ctx *c, int yes)
 static int clear12(struct ctx *c, struct tpm *t, const char *ownerspec,
 		   int pp, int reenable, int yes, int dry)
 {
-	struct tpm12_info *in = calloc(1, sizeof(*in));
 	struct authval v;
 	uint8_t owner[20];
-	int rc;
+	int owned, again, rc;
 
-	if (!in)
-		return ctx_usage(c, "out of memory");
-	if (tpm12_info(t, in)) {
-		rc = ctx_fail(c);
-		goto out;
-	}
 	if (reenable) {
-		if (tpm12_reenable(t)) {
-			rc = ctx_fail(c);
-			goto out;
-		}
+		if (tpm12_reenable(t))
+			return ctx_fail(c);
 		printf("enabled and activated from the next boot\n");
 		err_set(&c->e, EX_REBOOT, "done: the TPM is active after the "
 			"next reboot or TPM_Startup (exit 7)");
-		rc = ctx_fail(c);
-		goto out;
+		return ctx_fail(c);
 	}
-	/* Step 1: what goes. */
-	if (!in->owner) {
+	/* Step 1: what goes.  "No owner" ends the job with exit 0, and no
+	 * 1.2 answer about the owner is authenticated: it is asked twice,
+	 * so that one damaged answer cannot end it. */
+	if (tpm12_owned(t, &owned) ||
+	    (!owned && tpm12_owned(t, &again)))
+		return ctx_fail(c);
+	if (!owned && again) {
+		err_set(&c->e, EX_IO, "the TPM answered twice whether it has "
+			"an owner, and the answers differ (a damaged answer)");
+		return ctx_fail(c);
+	}
+	if (!owned) {
 		printf("%s: no owner; nothing to clear\n", dry ? "would clear" :
 		       "to clear");
-		rc = 0;
-		goto out;
+		return 0;
 	}
 	printf("%s: the owner value, the SRK and every key under it, the "
 	       "owner's NV areas; the TPM is left disabled and deactivated "
 	       "(clearall --reenable)\n", dry ? "would clear" : "to clear");
 	fflush(stdout);
-	if (dry) {
-		rc = 0;
-		goto out;
-	}
+	if (dry)
+		return 0;
 	/* Step 2: consent; step 3: the clear. */
 	if ((rc = consent(c, yes)))
-		goto out;
+		return rc;
 	if (pp) {
 		rc = tpm12_force_clear(t);
 	} else {
-		if (ownerspec && auth_parse(ownerspec, &v, &c->e)) {
-			rc = ctx_fail(c);
-			goto out;
-		}
+		if (ownerspec && auth_parse(ownerspec, &v, &c->e))
+			return ctx_fail(c);
 		tpm12_auth_value(ownerspec ? &v : NULL, owner);
 		if (ownerspec)
 			auth_wipe(&v);
@@ -156,15 +151,10 @@ static int clear12(struct ctx *c, struct tpm *t, const char *ownerspec,
 				 "allows it); a wrong value counts toward the "
 				 "lockout");
 	}
-	if (rc) {
-		rc = ctx_fail(c);
-		goto out;
-	}
+	if (rc)
+		return ctx_fail(c);
 	printf("cleared\n");
-	rc = 0;
-out:
-	free(in);
-	return rc;
+	return 0;
 }
 
 static int run(struct ctx *c, int argc, char **argv)

@@ -56,23 +56,19 @@ static void pcrs12(const struct tpm12_pcr_info *i, char *out, size_t cap)
 /* TPM 1.2: TPM_CAP_NV_LIST, then TPM_CAP_NV_INDEX for each. */
 static int run12(struct ctx *c, struct tpm *t, int json)
 {
-	struct tpm12_info *in = calloc(1, sizeof(*in));
-	size_t i;
+	uint32_t nv[TPM12_NV_MAX];
+	size_t n, i;
 	int rc = 0;
 
-	if (!in)
-		return ctx_usage(c, "out of memory");
-	if (tpm12_info(t, in)) {
-		free(in);
+	if (tpm12_nv_list(t, nv, &n))
 		return ctx_fail(c);
-	}
 	if (json)
 		printf("[");
-	for (i = 0; i < in->nnv; i++) {
+	for (i = 0; i < n; i++) {
 		struct tpm12_nv_public p;
 		char perm[256], rp[128], wp[128];
 
-		if (tpm12_nv_public(t, in->nv[i], &p)) {
+		if (tpm12_nv_public(t, nv[i], &p)) {
 			rc = ctx_fail(c);
 			break;
 		}
@@ -98,8 +94,7 @@ static int run12(struct ctx *c, struct tpm *t, int json)
 			       p.write_define ? "yes" : "no");
 	}
 	if (json && !rc)
-		printf("%s]\n", in->nnv ? "\n" : "");
-	free(in);
+		printf("%s]\n", n ? "\n" : "");
 	return rc;
 }
 

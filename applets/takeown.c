@@ -368,7 +368,7 @@ static int takeown12(struct ctx *c, struct tpm *t, struct opts *o)
 	struct tpm12_own *w = calloc(1, sizeof(*w));
 	char hex[41], detail[96];
 	struct authval sv;
-	uint32_t owned;
+	int owned;
 	int rc, result;
 
 	if (!w)
@@ -390,7 +390,7 @@ static int takeown12(struct ctx *c, struct tpm *t, struct opts *o)
 		auth_wipe(&sv);
 	if (o->own.dry) {
 		/* Nothing tried: a wrong owner value counts on a 1.2. */
-		if (tpm12_getprop(t, TPM12_CAP_PROP_OWNER, &owned)) {
+		if (tpm12_owned(t, &owned)) {
 			rc = ctx_fail(c);
 			goto out;
 		}

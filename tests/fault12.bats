@@ -113,11 +113,11 @@ recipes() {
 	echo "${FAULT12_APPLETS:-getrandom pcrread extend info dalock takeown nvlist nvdefine nvwrite nvread nvrelease seal seal-tpmtools unseal unseal-tpmtools akcreate quote clearall clearall-pp}"
 }
 
-# proxy MODE K STATS: the fault proxy in front of swtpm, one stats line
-# per connection (commands answered, answers damaged)
+# proxy MODE K STATS [ARGS]: the fault proxy in front of swtpm, one
+# stats line per connection (commands answered, answers damaged)
 proxy() {
 	"$PROXY" -l "$F/p.sock" -t "$F/sock" -m "$1" -k "$2" -o "$3" \
-		-s "$((seed + n))" >/dev/null 2>&1 3>&- &
+		-s "$((seed + n))" "${@:4}" >/dev/null 2>&1 3>&- &
 	pp=$!
 	for _ in $(seq 1 100); do [ -S "$F/p.sock" ] && break; sleep 0.01; done
 }
@@ -216,4 +216,47 @@ one() {
 	echo "# exit 0 runs: $(wc -l < "$W/oks") of $runs" >&3
 	nr=$(recipes | wc -w)
 	[ "$(sort -u "$W/oks" | wc -l)" -ge $((nr < 8 ? nr : 8)) ]
+}
+
+# The owner answer (TPM_CAP_PROP_OWNER: a BOOL at byte 14) is the
+# TPM's second answer to clearall and takeown, after the family probe.
+@test "fault12: one damaged answer about the owner cannot make clearall report 'nothing to clear' (asked twice: exit 3); clearall and nvlist ask only what they need" {
+	seed=1 n=0
+	owned12
+	P="swtpm:path=$F/p.sock"
+	# the control: the edit reaches the answer (takeown sees no owner)
+	proxy set 1 "$W/st" -e 1:14:0
+	"$TPMBOX" -T "$P" takeown --dry-run -v 2>&1 >/dev/null | grep -q "(not owned)"
+	rc=0; "$TPMBOX" -T "$P" clearall --yes >"$W/o" 2>"$W/e" || rc=$?
+	[ "$rc" = 3 ]
+	grep -q "answered twice whether it has an owner, and the answers differ" "$W/e"
+	run grep -q cleared "$W/o"
+	[ "$status" = 1 ]
+	"$TPMBOX" -T "$REAL" info | grep -qx "owner present: yes"
+	proxy_stop
+	# undamaged: probe, owner, OIAP, TPM_OwnerClear
+	: > "$W/st"
+	proxy pass 1 "$W/st"
+	"$TPMBOX" -T "$P" clearall --yes | grep -qx cleared
+	grep -q " cmds=4 " "$W/st"
+	# no owner: asked twice, and the second answer damaged the other way
+	"$TPMBOX" -T "$P" clearall --yes | grep -qx "to clear: no owner; nothing to clear"
+	grep -q " cmds=3 " "$W/st"
+	proxy_stop
+	proxy set 1 "$W/st" -e 2:14:1
+	rc=0; "$TPMBOX" -T "$P" clearall --yes >/dev/null 2>"$W/e" || rc=$?
+	[ "$rc" = 3 ]
+	grep -q "the answers differ" "$W/e"
+	proxy_stop
+	# nvlist: the list and one TPM_CAP_NV_INDEX per index
+	owned12
+	"$TPMBOX" -T "$REAL" nvdefine 0x00011104 -s 8
+	: > "$W/st"
+	proxy pass 1 "$W/st"
+	"$TPMBOX" -T "$P" nvlist --json > "$W/o"
+	proxy_stop
+	nnv=$(grep -c '"index"' "$W/o")
+	grep -q '"0x00011104"' "$W/o"
+	grep -q " cmds=$((2 + nnv)) " "$W/st"
+	"$TPMBOX" -T "$REAL" nvrelease 0x00011104
 }

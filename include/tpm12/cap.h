@@ -53,6 +53,12 @@ struct tpm12_info {
 	uint32_t nv[TPM12_NV_MAX];
 };
 
+/* TPM_CAP_PROP_OWNER: whether the TPM has an owner (not authenticated:
+ * a 1.2 answers capabilities without a session). */
+int tpm12_owned(struct tpm *t, int *owned);
+/* TPM_CAP_NV_LIST: the defined NV indices (at most TPM12_NV_MAX). */
+int tpm12_nv_list(struct tpm *t, uint32_t nv[TPM12_NV_MAX], size_t *n);
+
 /* Everything info shows, in one go. */
 int tpm12_info(struct tpm *t, struct tpm12_info *i);
 

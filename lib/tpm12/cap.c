@@ -70,7 +70,7 @@ int tpm12_info(struct tpm *t, struct tpm12_info *in)
 {
 	const uint8_t *p;
 	struct tb r;
-	size_t n, i;
+	size_t n;
 	int rc;
 
 	memset(in, 0, sizeof(*in));
@@ -92,10 +92,8 @@ int tpm12_info(struct tpm *t, struct tpm12_info *in)
 	if ((rc = tpm12_getprop(t, TPM12_CAP_PROP_MANUFACTURER,
 				&in->manufacturer)))
 		return rc;
-	if ((rc = tpm12_getprop(t, TPM12_CAP_PROP_OWNER, &in->npcrs)))
-		return rc;
-	in->owner = in->npcrs != 0;
-	if ((rc = tpm12_getprop(t, TPM12_CAP_PROP_PCR, &in->npcrs)) ||
+	if ((rc = tpm12_owned(t, &in->owner)) ||
+	    (rc = tpm12_getprop(t, TPM12_CAP_PROP_PCR, &in->npcrs)) ||
 	    (rc = tpm12_getprop(t, TPM12_CAP_PROP_MAX_KEYS, &in->max_keys)) ||
 	    (rc = tpm12_getprop(t, TPM12_CAP_PROP_KEYS, &in->free_keys)) ||
 	    (rc = tpm12_getprop(t, TPM12_CAP_PROP_MAX_AUTHSESS,
@@ -127,7 +125,31 @@ int tpm12_info(struct tpm *t, struct tpm12_info *in)
 	if (tb_err(&r) || tb_left(&r))
 		return err_set(t->e, EX_IO, "TPM_GetCapability(HANDLE): "
 			       "malformed TPM_KEY_HANDLE_LIST");
-	/* NV indices: UINT32s filling the response. */
+	return tpm12_nv_list(t, in->nv, &in->nnv);
+}
+
+int tpm12_owned(struct tpm *t, int *owned)
+{
+	uint32_t v;
+	int rc;
+
+	if ((rc = tpm12_getprop(t, TPM12_CAP_PROP_OWNER, &v)))
+		return rc;
+	if (v > 1)
+		return err_set(t->e, EX_IO, "TPM_GetCapability(PROP_OWNER): "
+			       "0x%x is not a BOOL", v);
+	*owned = (int)v;
+	return 0;
+}
+
+int tpm12_nv_list(struct tpm *t, uint32_t nv[TPM12_NV_MAX], size_t *count)
+{
+	const uint8_t *p;
+	struct tb r;
+	size_t n, i;
+	int rc;
+
+	/* UINT32s filling the response. */
 	if ((rc = tpm12_getcap(t, TPM12_CAP_NV_LIST, 0, &p, &n)))
 		return rc;
 	if (n % 4 || n / 4 > TPM12_NV_MAX)
@@ -136,7 +158,7 @@ int tpm12_info(struct tpm *t, struct tpm12_info *in)
 			       n, TPM12_NV_MAX);
 	tb_init_read(&r, p, n);
 	for (i = 0; i < n / 4; i++)
-		in->nv[i] = tb_get_u32(&r);
-	in->nnv = n / 4;
+		nv[i] = tb_get_u32(&r);
+	*count = n / 4;
 	return 0;
 }

@@ -164,11 +164,11 @@ static int confirm(struct tpm *t, struct tpm12_own *o)
 
 int tpm12_takeown(struct tpm *t, struct tpm12_own *o)
 {
-	uint32_t owned;
+	int owned;
 	int rc;
 
 	o->already = 0;
-	if ((rc = tpm12_getprop(t, TPM12_CAP_PROP_OWNER, &owned)))
+	if ((rc = tpm12_owned(t, &owned)))
 		return rc;
 	if (owned) {
 		if ((rc = confirm(t, o))) {

@@ -9,8 +9,9 @@
  *
  * usage: faultproxy -l LISTEN -t SWTPM_SOCK -m MODE [-s SEED] [-k K]
  *                   [-o STATSFILE] [-r RECORDDIR] [-F] [-c CONN]
+ *                   [-e N:OFF:BYTE]
  *   -m MODE  pass trunc close stallmid inflate shrink sizefield flip rc
- *            twice stall retry retryall random
+ *            twice stall retry retryall random set
  *   -k K     damage response number (rand % K) of each connection
  *            (default 1: the first)
  *   -o FILE  append one line per connection: what was done
@@ -18,6 +19,7 @@
  *   -F       after each client leaves, flush the transient objects and
  *            sessions it left in swtpm (a tiny resource manager)
  *   -c CONN  start numbering connections at CONN (replay)
+ *   -e N:OFF:BYTE  for mode set: the answer, offset and value
  *
  * Modes (K-th response of a connection):
  *   pass       forward untouched
@@ -39,6 +41,8 @@
  *              TPM_RC_YIELDED without reaching swtpm (must succeed)
  *   retryall   every command is answered TPM_RC_RETRY
  *   random     one of the non-stalling modes above, per connection
+ *   set        one chosen damage, not a random one: byte OFF of answer
+ *              N (counted from 0 in each connection) becomes BYTE (-e)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,13 +64,13 @@
 enum mode {
 	M_PASS, M_TRUNC, M_CLOSE, M_STALLMID, M_INFLATE, M_SHRINK,
 	M_SIZEFIELD, M_FLIP, M_RC, M_TWICE, M_STALL, M_RETRY, M_RETRYALL,
-	M_RANDOM, M_COUNT
+	M_RANDOM, M_SET, M_COUNT
 };
 
 static const char *const mode_names[M_COUNT] = {
 	"pass", "trunc", "close", "stallmid", "inflate", "shrink",
 	"sizefield", "flip", "rc", "twice", "stall", "retry", "retryall",
-	"random"
+	"random", "set"
 };
 
 /* Modes "random" picks from: each ends without waiting for a timeout. */
@@ -76,6 +80,8 @@ static const enum mode quick_modes[] = {
 };
 
 static uint64_t rng;
+static unsigned set_idx, set_off;	/* -e, mode set */
+static int set_val;
 static volatile sig_atomic_t stop;
 
 /* SIGTERM ends the proxy between connections, after the stats line of
@@ -286,6 +292,16 @@ static void mutate(enum mode m, uint8_t *r, size_t *n, struct outcome *o)
 	uint32_t v, d;
 
 	switch (m) {
+	case M_SET:
+		if (set_off < len) {
+			snprintf(o->what, sizeof(o->what), "set byte %u "
+				 "0x%02x->0x%02x", set_off, r[set_off], set_val);
+			r[set_off] = (uint8_t)set_val;
+		} else {
+			snprintf(o->what, sizeof(o->what), "set byte %u: "
+				 "beyond the %zu bytes", set_off, len);
+		}
+		break;
 	case M_TRUNC:
 		k = rndn((uint32_t)len);
 		if (k >= 6)
@@ -450,7 +466,8 @@ static int listen_unix(const char *path)
 static void usage(void)
 {
 	fprintf(stderr, "usage: faultproxy -l LISTEN -t SWTPM_SOCK -m MODE "
-		"[-s SEED] [-k K] [-o STATS] [-r DIR] [-F] [-c CONN]\n");
+		"[-s SEED] [-k K] [-o STATS] [-r DIR] [-F] [-c CONN] "
+		"[-e N:OFF:BYTE]\n");
 	exit(2);
 }
 
@@ -462,9 +479,9 @@ int main(int argc, char **argv)
 	uint64_t seed = 1;
 	unsigned k = 1;
 	unsigned long conn = 0;
-	int flush = 0, lfd, o, i;
+	int flush = 0, lfd, o, i, edit = 0;
 
-	while ((o = getopt(argc, argv, "l:t:m:s:k:o:r:Fc:")) != -1) {
+	while ((o = getopt(argc, argv, "l:t:m:s:k:o:r:Fc:e:")) != -1) {
 		switch (o) {
 		case 'l': lpath = optarg; break;
 		case 't': tpath = optarg; break;
@@ -479,10 +496,18 @@ int main(int argc, char **argv)
 		case 'r': recdir = optarg; break;
 		case 'F': flush = 1; break;
 		case 'c': conn = strtoul(optarg, NULL, 0); break;
+		case 'e':
+			edit = sscanf(optarg, "%u:%u:%i", &set_idx, &set_off,
+				      &set_val) == 3 && set_val >= 0 &&
+			       set_val < 256;
+			if (!edit)
+				usage();
+			break;
 		default: usage();
 		}
 	}
-	if (!lpath || !tpath || mode == M_COUNT || k == 0)
+	if (!lpath || !tpath || mode == M_COUNT || k == 0 ||
+	    (mode == M_SET) != edit)
 		usage();
 	signal(SIGPIPE, SIG_IGN);
 	{
@@ -523,7 +548,7 @@ int main(int argc, char **argv)
 		if (m == M_RANDOM)
 			m = quick_modes[rndn(sizeof(quick_modes) /
 					     sizeof(quick_modes[0]))];
-		target = rndn(k);
+		target = m == M_SET ? set_idx : rndn(k);
 		memset(&out, 0, sizeof(out));
 		/* swtpm serves one client at a time: connect only when a
 		 * command goes through, so stalled clients hold nothing. */
