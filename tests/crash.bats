@@ -101,7 +101,8 @@ crash_trials() {
 		{ echo "only $killed of $CRASH_LANDED kills landed in $i trials"; return 1; }
 	# The kills must hit both sides of the rename, or the test shows
 	# nothing.
-	[ "$new" -gt 0 ] && [ $((old + none)) -gt 0 ]
+	[ "$new" -gt 0 ]
+	[ $((old + none)) -gt 0 ]
 }
 
 @test "crash: kill -9 during getrandom -o leaves old, nothing or complete" {
@@ -176,7 +177,7 @@ crash_trials() {
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"tpmbox getrandom: writing $CD/lim: File too large"* ]]
 	cmp "$CD/lim" "$CD/old"
-	! compgen -G "$CD/lim.tmp.*"
+	! compgen -G "$CD/lim.tmp.*" || false
 }
 
 @test "crash: ulimit -f with the default SIGXFSZ (killed) keeps the old file" {
@@ -191,8 +192,12 @@ crash_trials() {
 
 @test "crash: ten unclean swtpm restarts (kill -9) do not lock out tpmbox's objects" {
 	tb seal -p sha256:0 -o "$CD/da-blob" "$CD/secret"
-	tb nvdefine 0x01500021 -s 8 >/dev/null
+	tb nvdefine 0x01500021 -s 8 -a "ownerread|ownerwrite|authread|authwrite|no_da" >/dev/null
 	printf 'abcdefgh' | tb nvwrite 0x01500021
+	# the control: an index without no_da (nvdefine's default) is
+	# DA-protected, and each unclean restart counts at its next use
+	tb nvdefine 0x01500022 -s 8 >/dev/null
+	printf 'abcdefgh' | tb nvwrite 0x01500022
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		kill -9 "$(swtpm_pid)"
 		for _ in $(seq 1 50); do
@@ -205,8 +210,13 @@ crash_trials() {
 		[ "$status" -eq 0 ] || { echo "restart $i: $output"; false; }
 		[ "$output" = "$(cat "$CD/secret")" ] || cmp <(tb unseal "$CD/da-blob") "$CD/secret"
 		run tb nvread 0x01500021
-		[ "$status" -eq 0 ] && [ "$output" = abcdefgh ]
+		[ "$status" -eq 0 ] || { echo "restart $i: nvread: $output"; false; }
+		[ "$output" = abcdefgh ]
+		run tb nvread 0x01500022
 	done
+	run tb nvread 0x01500022
+	[ "$status" -eq 5 ]
+	[[ "$output" == *TPM_RC_LOCKOUT* ]]
 	# The restarts did count (tpm2-tools reads the counter): the objects
 	# above are noDA, so they still work.
 	run tpm2_getcap properties-variable

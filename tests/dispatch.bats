@@ -102,7 +102,8 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 	assert_success
 	run "$self" --install -s "$d"
 	assert_success
-	[ -L "$d/pcrread" ] && [ "$d/pcrread" -ef "$self" ]
+	[ -L "$d/pcrread" ]
+	[ "$d/pcrread" -ef "$self" ]
 	[ "$(ls -A "$d" | sort)" = "$(applets | sort)" ]
 }
 
@@ -123,7 +124,8 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 	run "$BATS_TEST_TMPDIR/tpmbox" --install "$d"
 	assert_failure 3
 	[ "$(ls -A "$d" | sort)" = "$(applets | sort)" ]
-	[ -L "$d/info" ] && [ "$d/info" -ef "$BATS_TEST_TMPDIR/tpmbox" ]
+	[ -L "$d/info" ]
+	[ "$d/info" -ef "$BATS_TEST_TMPDIR/tpmbox" ]
 	umount "$d"
 }
 
@@ -610,8 +612,9 @@ extended() {
 	want7=$( (printf '%064d' 0 | xxd -r -p; printf 'an unexpected boot loader' | openssl dgst -sha256 -binary) | openssl dgst -sha256 -binary | xxd -p -c64)
 	assert_line "sha256:7 $want7"
 	dir=$(echo "$output" | sed -n 's/^tpmbox demo: a throwaway swtpm in \([^ ]*\) .*/\1/p')
-	[ -n "$dir" ] && [ ! -e "$dir" ]
-	! pgrep -f "tpmstate dir=$dir" >/dev/null
+	[ -n "$dir" ]
+	[ ! -e "$dir" ]
+	! pgrep -f "tpmstate dir=$dir" >/dev/null || false
 }
 
 @test "dispatch: make bench's script prints a row per workflow, ratio and size" {
@@ -708,7 +711,7 @@ extended() {
 	done
 	[ "$("$TPMBOX_TINY" --list)" = "$want" ]
 	for a in $(sed -n 's/^TINY_OMIT ?= *//p' "$ROOT/Makefile"); do
-		! "$TPMBOX_TINY" --list | grep -q "^$a "
+		! "$TPMBOX_TINY" --list | grep -q "^$a " || false
 	done
 }
 

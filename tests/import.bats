@@ -215,7 +215,9 @@ Z64=$(printf '%064d' 0)
 	# TPMKey: OID, [2] secret, parent INTEGER, pubkey, privkey
 	tss2_pieces "$D/blob" "$D/p"
 	mv "$D/p/priv" "$D/p/dup"
-	[ -s "$D/p/seed" ] && [ -s "$D/p/pub" ] && [ -s "$D/p/dup" ]
+	[ -s "$D/p/seed" ]
+	[ -s "$D/p/pub" ]
+	[ -s "$D/p/dup" ]
 	on_other import_unseal "$D/p" | cmp - "$D/data"
 }
 

@@ -255,13 +255,15 @@ hexof() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 	run tb akcreate -o "$d/ak2.blob" --pub "$d/ak2.pem"
 	assert_failure 1
 	assert_output --partial "TPM2_Create: the response HMAC does not verify"
-	[ ! -e "$d/ak2.blob" ] && [ ! -e "$d/ak2.pem" ]
+	[ ! -e "$d/ak2.blob" ]
+	[ ! -e "$d/ak2.pem" ]
 	# pinned: the substituted SRK is refused before TPM2_Create
 	ip srk,akswap
 	run tb akcreate --srk-pub "$SRKPUB" -o "$d/ak2.blob" --pub "$d/ak2.pem"
 	assert_failure 1
 	assert_output --partial "is not the pinned SRK"
-	[ ! -e "$d/ak2.blob" ] && [ ! -e "$d/ak2.pem" ]
+	[ ! -e "$d/ak2.blob" ]
+	[ ! -e "$d/ak2.pem" ]
 	run ilog
 	refute_output --partial "rx Create"
 }

@@ -83,7 +83,8 @@ teardown() { t2_flush; }
 		assert_success
 		a=$(echo "$output" | awk '{print $2}')
 		b=$(ssh-keygen -i -m PKCS8 -f "$D/$k.pub" | ssh-keygen -l -f - | awk '{print $2}')
-		[ -n "$a" ] && [ "$a" = "$b" ]
+		[ -n "$a" ]
+		[ "$a" = "$b" ]
 	done
 	grep -q '^ecdsa-sha2-nistp256 ' "$D/ec.ssh"
 	grep -q '^ssh-rsa ' "$D/rsa.ssh"
@@ -102,8 +103,8 @@ teardown() { t2_flush; }
 	tr -d ' \n' < "$BATS_TEST_TMPDIR/trace" | tr A-F a-f > "$BATS_TEST_TMPDIR/wire"
 	# the ciphertext is on the bus (the check can see), the rest is not
 	grep -q "$(head -c 24 "$D/ct" | od -An -tx1 | tr -d ' \n')" "$BATS_TEST_TMPDIR/wire"
-	! grep -q "$(printf PlainTextSecret42 | od -An -tx1 | tr -d ' \n')" "$BATS_TEST_TMPDIR/wire"
-	! grep -q "$(printf Decrypt0r | od -An -tx1 | tr -d ' \n')" "$BATS_TEST_TMPDIR/wire"
+	! grep -q "$(printf PlainTextSecret42 | od -An -tx1 | tr -d ' \n')" "$BATS_TEST_TMPDIR/wire" || false
+	! grep -q "$(printf Decrypt0r | od -An -tx1 | tr -d ' \n')" "$BATS_TEST_TMPDIR/wire" || false
 	run tb decrypt -k "$D/dec.key" --auth str:wrong -i "$D/ct"
 	assert_failure 4
 	tpm2_dictionarylockout -Q -c >/dev/null 2>&1 || true
@@ -116,7 +117,7 @@ teardown() { t2_flush; }
 		--pub "$D/eca.pub" 2> "$BATS_TEST_TMPDIR/trace" >/dev/null
 	grep -q TPM2_Create "$BATS_TEST_TMPDIR/trace"
 	! tr -d ' \n' < "$BATS_TEST_TMPDIR/trace" | tr A-F a-f |
-		grep -q "$(printf SignSecretValue | od -An -tx1 | tr -d ' \n')"
+		grep -q "$(printf SignSecretValue | od -An -tx1 | tr -d ' \n')" || false
 	run tb sign -k "$D/eca.key" -i "$D/msg" -o "$D/eca.sig"
 	assert_failure 4
 	tpm2_dictionarylockout -Q -c >/dev/null 2>&1 || true
@@ -268,7 +269,7 @@ EOF
 	grep -q "cont \[ 1 \]" "$BATS_TEST_TMPDIR/asn1"
 	grep -q "INTEGER *:017F" "$BATS_TEST_TMPDIR/asn1"	# PolicyPCR
 	grep -q "INTEGER *:016B" "$BATS_TEST_TMPDIR/asn1"	# PolicyAuthValue
-	! grep -q "BOOLEAN *:255" "$BATS_TEST_TMPDIR/asn1"
+	! grep -q "BOOLEAN *:255" "$BATS_TEST_TMPDIR/asn1" || false
 	tpm2_pcrreset 16
 	# refusals: two states, a bad value, and an AK reader given this key
 	run tb keycreate -p sha256:16 -p sha256:17 -o "$BATS_TEST_TMPDIR/x.key"

@@ -116,7 +116,7 @@ boundaries() {
 	[ -d "$FIX" ] || skip "no ../shared/fixtures/eventlog here"
 	run tb eventlog --pcrs "$FIX/event-uefi-sha1-log.bin"
 	[ "$status" -eq 0 ]
-	! grep -qv '^sha1:' <<<"$output"
+	! grep -qv '^sha1:' <<<"$output" || false
 	run tb eventlog "$FIX/event-uefi-sha1-log.bin"
 	assert_line --partial "event 0: PCR 0 EV_S_CRTM_VERSION"
 }

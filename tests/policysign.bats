@@ -76,7 +76,8 @@ field_bin() { jq -r "$2" "$1" | xxd -r -p > "$3"; }
 sig_bin() { jq -r "$2" "$1" | base64 -d > "$3"; }
 
 @test "policysign: systemd-measure's oracle files are there (calculate, sign)" {
-	[ ${#V256} -eq 64 ] && [ ${#V1} -eq 40 ]
+	[ ${#V256} -eq 64 ]
+	[ ${#V1} -eq 40 ]
 	[ "$(jq -r '.sha256 | length' "$U/sd256.json")" = 1 ]
 	[ "$(jq -r 'keys | join(",")' "$U/sdall.json")" = "sha1,sha256,sha384,sha512" ]
 }

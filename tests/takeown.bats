@@ -50,7 +50,8 @@ prop() { tpm2_getcap properties-variable | awk -v k="$1:" '$1 == k {print $2}'; 
 	assert_output --partial "256 bit"
 	a=$(openssl pkey -pubin -in "$BATS_TEST_TMPDIR/srk.pem" -outform DER | od -An -tx1 | tr -d ' \n')
 	b=$(openssl pkey -pubin -in "$BATS_TEST_TMPDIR/t2.pem" -outform DER | od -An -tx1 | tr -d ' \n')
-	[ -n "$a" ] && [ "$a" = "$b" ]
+	[ -n "$a" ]
+	[ "$a" = "$b" ]
 }
 
 @test "takeown: the SRK is the key tpm2_createprimary makes from the TCG H-2 template (empty unique), not the zero-filled one" {

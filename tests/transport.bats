@@ -179,7 +179,8 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 	t1=$(ms)
 	assert_failure 3
 	assert_output --partial "TPM2_GetRandom: swtpm socket $F did not answer within 1 s"
-	[ $((t1 - t0)) -ge 900 ] && [ $((t1 - t0)) -lt 2000 ]
+	[ $((t1 - t0)) -ge 900 ]
+	[ $((t1 - t0)) -lt 2000 ]
 }
 
 @test "transport: a TPM that stops mid-header, --timeout=1 after the applet -> 3" {
@@ -273,7 +274,8 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 	assert_failure 1
 	assert_output --partial "TPM2_GetRandom: TPM_RC_RETRY"
 	n=$(wc -l < "$BATS_TEST_TMPDIR/fake.log")
-	[ "$n" -gt 3 ] && [ "$n" -le 20 ]
+	[ "$n" -gt 3 ]
+	[ "$n" -le 20 ]
 }
 
 @test "transport: 150 damaged responses: no crash, no hang, valid JSON whenever it succeeds" {
