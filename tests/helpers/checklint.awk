@@ -1,0 +1,26 @@
+# checklint.awk FILE...: the lines of bats tests that cannot fail.  Bats
+# runs a test under set -e, which ignores a command negated with '!' and
+# every command of an '&&' list but the last: a '! cmd' line, or a line
+# '[ a ] && [ b ]', fails the test only when the test (or function) ends
+# with it.  Lines that continue a condition (if, while, a line ending in
+# && || | or \) are not checks of their own.  Prints FILE:LINE: TEXT.
+function flush_pending(next_line) {
+	if (pending != "" && next_line !~ /^[ \t]*}/)
+		print pending
+	pending = ""
+}
+FNR == 1 { flush_pending(""); prev = "" }
+{
+	flush_pending($0)
+	cont = prev ~ /(&&|\|\||\||\\)[ \t]*$/ ||
+	       prev ~ /^[ \t]*(if|elif|while|until)[ \t]/
+	line = $0
+	if (!cont && line ~ /^[ \t]+! / && line !~ /\|\| *false[ \t]*$/ &&
+	    line !~ /(then|\\|\||&&)[ \t]*$/)
+		pending = FILENAME ":" FNR ": " line
+	else if (!cont && line ~ /^[ \t]+\[ .* \] && \[ .* \][ \t]*$/ &&
+		 line !~ /\|\|/)
+		pending = FILENAME ":" FNR ": " line
+	prev = line
+}
+END { flush_pending("") }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bats
+# The test suites themselves: no check that cannot fail
+# (tests/helpers/checklint.awk says which lines bats' set -e ignores).
+
+@test "lint: no '! cmd' line and no '[ a ] && [ b ]' line that set -e ignores, in any suite or helper" {
+	lint=$BATS_TEST_DIRNAME/helpers/checklint.awk
+	# the control: each kind is found, and a condition or a last line is not
+	printf '@test "x" {\n\t! grep -q a b\n\t[ -n "$a" ] && [ "$a" = b ]\n\tif true &&\n\t   ! false; then :; fi\n\t! x || false\n\t! last\n}\n' \
+		> "$BATS_TEST_TMPDIR/bad.bats"
+	run awk -f "$lint" "$BATS_TEST_TMPDIR/bad.bats"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *"bad.bats:2: "*"! grep -q a b" ]]
+	[[ "${lines[1]}" == *"bad.bats:3: "* ]]
+	run awk -f "$lint" "$BATS_TEST_DIRNAME"/*.bats "$BATS_TEST_DIRNAME"/helpers/*.bash
+	[ "$status" -eq 0 ]
+	[ -z "$output" ] || { echo "$output"; false; }
+}
