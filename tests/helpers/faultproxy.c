@@ -33,8 +33,8 @@
  *   sizefield  add/subtract/replace a 16- or 32-bit field in the body
  *              (TPM2B sizes, parameterSize, counts)
  *   flip       flip 1-4 random bits anywhere in the response
- *   rc         replace the response code (interesting codes or random),
- *              with or without the body
+ *   rc         replace the response code (interesting codes or random,
+ *              TPM 1.2 codes in a 1.2 answer), with or without the body
  *   twice      send the response twice back to back
  *   stall      never answer this command
  *   retry      every other command is answered TPM_RC_RETRY or
@@ -278,6 +278,22 @@ static uint32_t pick_rc(void)
 	return rcs[rndn(sizeof(rcs) / sizeof(rcs[0]))];
 }
 
+/* The same for a TPM 1.2's answer: its codes (Main Specification Part 2,
+ * 16: AUTHFAIL, BADINDEX, DEACTIVATED, DISABLED, FAIL, NOSPACE, NOSRK,
+ * RESOURCES, WRONGPCRVAL, AUTH2FAIL, NO_ENDORSEMENT, INVALID_POSTINIT,
+ * BAD_ORDINAL, RETRY, DEFEND_LOCK_RUNNING), or a random one. */
+static uint32_t pick_rc12(void)
+{
+	static const uint32_t rcs[] = {
+		0x01, 0x02, 0x06, 0x07, 0x09, 0x11, 0x12, 0x15, 0x18, 0x1d,
+		0x23, 0x26, 0x0a, 0x800, 0x803
+	};
+
+	if (rndn(4) == 0)
+		return (uint32_t)rnd();
+	return rcs[rndn(sizeof(rcs) / sizeof(rcs[0]))];
+}
+
 struct outcome {
 	int close;	/* close the client connection after sending */
 	int stall;	/* wait for the client to leave */
@@ -411,12 +427,16 @@ static void mutate(enum mode m, uint8_t *r, size_t *n, struct outcome *o)
 		break;
 	}
 	case M_RC:
-		v = pick_rc();
+		/* A 1.2 answers in its own tags (0x00c4-0x00c6) and codes,
+		 * and an error of its own without a body is tagged 0x00c4. */
+		k = r[0] != 0x80;
+		v = k ? pick_rc12() : pick_rc();
 		put32(r + 6, v);
 		if (rndn(2)) {
 			*n = HDR;
 			put32(r + 2, HDR);
-			r[0] = 0x80; r[1] = 0x01;
+			r[0] = k ? 0x00 : 0x80;
+			r[1] = k ? 0xc4 : 0x01;
 		}
 		snprintf(o->what, sizeof(o->what), "rc 0x%x%s", v,
 			 *n == HDR ? "" : " with body");
