@@ -3,6 +3,8 @@
 # (tests/helpers/checklint.awk says which lines bats' set -e ignores).
 
 @test "lint: no '! cmd' line and no '[ a ] && [ b ]' line that set -e ignores, in any suite or helper" {
+	[ -z "${TPMBOX_SECOND_PASS:-}" ] ||
+		skip "the suites are the same in every pass: checked in the default one"
 	lint=$BATS_TEST_DIRNAME/helpers/checklint.awk
 	# the control: each kind is found, and a condition or a last line is not
 	printf '@test "x" {\n\t! grep -q a b\n\t[ -n "$a" ] && [ "$a" = b ]\n\tif true &&\n\t   ! false; then :; fi\n\t! x || false\n\t! last\n}\n' \
