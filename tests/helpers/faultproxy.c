@@ -265,33 +265,29 @@ static void record(const char *dir, const uint8_t *cmd, const uint8_t *rsp,
 	close(fd);
 }
 
-static uint32_t pick_rc(void)
+/* A response code for mode rc: one of a family's interesting codes, or
+ * (one time in four) a random one.  TPM 2.0: RETRY, YIELDED, TESTING,
+ * LOCKOUT, AUTH_FAIL, HANDLE, INITIALIZE, FAILURE...  TPM 1.2 (Main
+ * Specification Part 2, 16): AUTHFAIL, BADINDEX, DEACTIVATED, DISABLED,
+ * FAIL, NOSPACE, NOSRK, RESOURCES, WRONGPCRVAL, AUTH2FAIL,
+ * NO_ENDORSEMENT, INVALID_POSTINIT, BAD_ORDINAL, RETRY,
+ * DEFEND_LOCK_RUNNING. */
+static uint32_t pick_rc(int tpm12)
 {
-	static const uint32_t rcs[] = {
+	static const uint32_t rcs20[] = {
 		0x922, 0x908, 0x90a, 0x921, 0x98e, 0x9a2, 0x18b, 0x99d,
 		0x14a, 0x100, 0x101, 0x143, 0x920, 0x28b, 0x1c4, 0x084,
 		0x0000001e, 0x00000800, 0xffffffffu, 0x80000000u, 0x7ff
 	};
-
-	if (rndn(4) == 0)
-		return (uint32_t)rnd();
-	return rcs[rndn(sizeof(rcs) / sizeof(rcs[0]))];
-}
-
-/* The same for a TPM 1.2's answer: its codes (Main Specification Part 2,
- * 16: AUTHFAIL, BADINDEX, DEACTIVATED, DISABLED, FAIL, NOSPACE, NOSRK,
- * RESOURCES, WRONGPCRVAL, AUTH2FAIL, NO_ENDORSEMENT, INVALID_POSTINIT,
- * BAD_ORDINAL, RETRY, DEFEND_LOCK_RUNNING), or a random one. */
-static uint32_t pick_rc12(void)
-{
-	static const uint32_t rcs[] = {
+	static const uint32_t rcs12[] = {
 		0x01, 0x02, 0x06, 0x07, 0x09, 0x11, 0x12, 0x15, 0x18, 0x1d,
 		0x23, 0x26, 0x0a, 0x800, 0x803
 	};
 
 	if (rndn(4) == 0)
 		return (uint32_t)rnd();
-	return rcs[rndn(sizeof(rcs) / sizeof(rcs[0]))];
+	return tpm12 ? rcs12[rndn(sizeof(rcs12) / sizeof(rcs12[0]))]
+		     : rcs20[rndn(sizeof(rcs20) / sizeof(rcs20[0]))];
 }
 
 struct outcome {
@@ -429,14 +425,16 @@ static void mutate(enum mode m, uint8_t *r, size_t *n, struct outcome *o)
 	case M_RC:
 		/* A 1.2 answers in its own tags (0x00c4-0x00c6) and codes,
 		 * and an error of its own without a body is tagged 0x00c4. */
-		k = r[0] != 0x80;
-		v = k ? pick_rc12() : pick_rc();
+		v = pick_rc(r[0] != 0x80);
 		put32(r + 6, v);
 		if (rndn(2)) {
 			*n = HDR;
 			put32(r + 2, HDR);
-			r[0] = k ? 0x00 : 0x80;
-			r[1] = k ? 0xc4 : 0x01;
+			if (r[0] == 0x80) {
+				r[0] = 0x80; r[1] = 0x01;
+			} else {
+				r[0] = 0x00; r[1] = 0xc4;
+			}
 		}
 		snprintf(o->what, sizeof(o->what), "rc 0x%x%s", v,
 			 *n == HDR ? "" : " with body");
