@@ -20,6 +20,8 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 }
 
 @test "dispatch: the default build hardens every object (fortify, stack protector)" {
+	# it builds objects of its own, not $TPMBOX: the first pass is enough
+	[ -z "${TPMBOX_SECOND_PASS:-}" ] || skip "checked once, in the first pass"
 	d=$BATS_TEST_TMPDIR/hb
 	run env -u CFLAGS make -C "$ROOT" -n -B BUILD="$d" "$d/lib/err.o"
 	assert_success
@@ -473,7 +475,9 @@ extended() {
 		[ "$status" -eq 0 ] || { echo "$a: $output"; false; }
 		refute_output --partial "bad option table"
 	done
-	# the check itself: a tree with one applet that defines --trace
+	# the check itself: a tree with one applet that defines --trace.  It
+	# builds its own binary, not $TPMBOX: the first pass is enough.
+	if [ -n "${TPMBOX_SECOND_PASS:-}" ]; then return 0; fi
 	d=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$d"
 	cp -r "$ROOT/Makefile" "$ROOT/main.c" "$ROOT/applets" "$ROOT/include" "$ROOT/lib" "$d/"
