@@ -33,6 +33,7 @@ jobs=()
 if [ "${CHECK_JOBS:-2}" -gt 1 ] && command -v parallel >/dev/null; then
 	jobs=(--jobs "${CHECK_JOBS:-2}" --no-parallelize-within-files)
 fi
+t0=$SECONDS
 TPMBOX=$B/tpmbox TPMBOX_SANITIZED=1 TPMBOX_SECOND_PASS=asan \
 	bats "${jobs[@]}" --tap --timing $suites > "$tap" 2>&1
 bats_rc=$?
@@ -44,7 +45,11 @@ awk '/^not ok / { n = ($0 ~ /statically linked/) ? 0 : 40; print; next }
 	/^(ok|not ok) / { n = 0 }
 	/^# / && n > 0 { print; n-- }' "$tap" | head -400
 expected=$(grep -c '^not ok .*statically linked' "$tap")
-echo "bats on the sanitizer build: $p passed, $f failed ($expected expected: static link)"
+echo "bats on the sanitizer build: $p passed, $f failed ($expected expected: static link), $((SECONDS - t0)) s"
+# the slowest tests, as run-all.sh shows them for the other passes
+echo "== the sanitizer build's slowest tests (ms):"
+sed -n 's/^ok [0-9]* \(.*\) in \([0-9]*\)ms$/\2 \1/p' "$tap" |
+	sort -rn | head -8 | cut -c1-100
 [ "$f" -eq "$expected" ] && bats_rc=0
 rm -f "$tap"
 
@@ -61,6 +66,7 @@ echo "sanitizer reports: $n"
 vg_fail=0
 if [ -z "${ASAN_SKIP_VALGRIND:-}" ]; then
 	echo "== valgrind memcheck on the unit tests ($VB)"
+	t1=$SECONDS
 	make --no-print-directory -s BUILD="$VB" CFLAGS="-O1 -g" unit-bin ||
 		exit 3
 	for t in "$VB"/unit/test_*; do
@@ -81,6 +87,6 @@ if [ -z "${ASAN_SKIP_VALGRIND:-}" ]; then
 			vg_fail=$((vg_fail + 1))
 		fi
 	done
-	echo "valgrind failures: $vg_fail"
+	echo "valgrind failures: $vg_fail ($((SECONDS - t1)) s)"
 fi
 [ "$n" -eq 0 ] && [ "$bats_rc" -eq 0 ] && [ "$vg_fail" -eq 0 ]
