@@ -3,18 +3,35 @@
 # every command of an '&&' list but the last: a '! cmd' line, or a line
 # '[ a ] && [ b ]', fails the test only when the test (or function) ends
 # with it.  Lines that continue a condition (if, while, a line ending in
-# && || | or \) are not checks of their own.  Prints FILE:LINE: TEXT.
+# && || | or \) are not checks of their own; a '! cmd |' pipeline that
+# goes on over lines is judged by its last line.  Prints FILE:LINE: TEXT.
 function flush_pending(next_line) {
 	if (pending != "" && next_line !~ /^[ \t]*}/)
 		print pending
 	pending = ""
 }
-FNR == 1 { flush_pending(""); prev = "" }
+FNR == 1 { flush_pending(""); prev = ""; negopen = "" }
 {
 	flush_pending($0)
 	cont = prev ~ /(&&|\|\||\||\\)[ \t]*$/ ||
 	       prev ~ /^[ \t]*(if|elif|while|until)[ \t]/
 	line = $0
+	# the last line of a negated pipeline begun on an earlier line
+	if (negopen != "") {
+		if (line !~ /(\||\\)[ \t]*$/ || line ~ /\|\|[ \t]*$/) {
+			if (line !~ /\|\| *false[ \t]*$/ && line !~ /\|\|[ \t]*$/)
+				pending = negopen
+			negopen = ""
+		}
+		prev = line
+		next
+	}
+	if (!cont && line ~ /^[ \t]+! / && line ~ /(\||\\)[ \t]*$/ &&
+	    line !~ /\|\|[ \t]*$/) {
+		negopen = FILENAME ":" FNR ": " line
+		prev = line
+		next
+	}
 	if (!cont && line ~ /^[ \t]+! / && line !~ /\|\| *false[ \t]*$/ &&
 	    line !~ /(then|\\|\||&&)[ \t]*$/)
 		pending = FILENAME ":" FNR ": " line
