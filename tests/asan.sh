@@ -69,23 +69,36 @@ if [ -z "${ASAN_SKIP_VALGRIND:-}" ]; then
 	t1=$SECONDS
 	make --no-print-directory -s BUILD="$VB" CFLAGS="-O1 -g" unit-bin ||
 		exit 3
-	for t in "$VB"/unit/test_*; do
-		[ -x "$t" ] || continue
+	# two unit tests at a time (CHECK_JOBS), their reports in order
+	vg_one() {
+		local t=$1 n
+		n=$(basename "$t")
 		# --track-origins only to report a finding (it doubles the
 		# run): the first run finds, the second says where from
 		if valgrind -q --error-exitcode=99 --leak-check=full \
 			--errors-for-leak-kinds=definite,indirect \
-			"$t" > "$VB/$(basename "$t").vg" 2>&1
+			"$t" > "$VB/$n.vg" 2>&1
 		then
-			echo "valgrind ok: $(basename "$t")"
+			echo "valgrind ok: $n" > "$VB/$n.res"
 		else
-			echo "valgrind FAIL: $(basename "$t")"
-			valgrind -q --leak-check=full --track-origins=yes \
+			{ echo "valgrind FAIL: $n"
+			  valgrind -q --leak-check=full --track-origins=yes \
 				--errors-for-leak-kinds=definite,indirect "$t" \
-				> "$VB/$(basename "$t").vg" 2>&1
-			tail -30 "$VB/$(basename "$t").vg"
-			vg_fail=$((vg_fail + 1))
+				> "$VB/$n.vg" 2>&1
+			  tail -30 "$VB/$n.vg"; } > "$VB/$n.res"
 		fi
+	}
+	export -f vg_one
+	export VB
+	rm -f "$VB"/test_*.res
+	for t in "$VB"/unit/test_*; do
+		[ -x "$t" ] && printf '%s\0' "$t"
+	done | xargs -0 -r -n 1 -P "${CHECK_JOBS:-2}" bash -c 'vg_one "$1"' _
+	for t in "$VB"/unit/test_*; do
+		[ -x "$t" ] || continue
+		r=$VB/$(basename "$t").res
+		if [ -s "$r" ]; then cat "$r"; else echo "valgrind FAIL: $(basename "$t") (no result)"; fi
+		grep -q '^valgrind ok: ' "$r" 2>/dev/null || vg_fail=$((vg_fail + 1))
 	done
 	echo "valgrind failures: $vg_fail ($((SECONDS - t1)) s)"
 fi
