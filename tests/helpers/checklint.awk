@@ -5,6 +5,11 @@
 # with it.  Lines that continue a condition (if, while, a line ending in
 # && || | or \) are not checks of their own; a '! cmd |' pipeline that
 # goes on over lines is judged by its last line.  Prints FILE:LINE: TEXT.
+
+# a line that goes on as a pipeline ('|' or '\', not '||'), and one
+# that ends in a guard ('|| false', or '||' going on)
+function continues_pipe(l) { return l ~ /(\||\\)[ \t]*$/ && l !~ /\|\|[ \t]*$/ }
+function guarded(l) { return l ~ /\|\|( *false)?[ \t]*$/ }
 function flush_pending(next_line) {
 	if (pending != "" && next_line !~ /^[ \t]*}/)
 		print pending
@@ -18,16 +23,15 @@ FNR == 1 { flush_pending(""); prev = ""; negopen = "" }
 	line = $0
 	# the last line of a negated pipeline begun on an earlier line
 	if (negopen != "") {
-		if (line !~ /(\||\\)[ \t]*$/ || line ~ /\|\|[ \t]*$/) {
-			if (line !~ /\|\| *false[ \t]*$/ && line !~ /\|\|[ \t]*$/)
+		if (!continues_pipe(line)) {
+			if (!guarded(line))
 				pending = negopen
 			negopen = ""
 		}
 		prev = line
 		next
 	}
-	if (!cont && line ~ /^[ \t]+! / && line ~ /(\||\\)[ \t]*$/ &&
-	    line !~ /\|\|[ \t]*$/) {
+	if (!cont && line ~ /^[ \t]+! / && continues_pipe(line)) {
 		negopen = FILENAME ":" FNR ": " line
 		prev = line
 		next

@@ -422,23 +422,23 @@ static void mutate(enum mode m, uint8_t *r, size_t *n, struct outcome *o)
 		}
 		break;
 	}
-	case M_RC:
+	case M_RC: {
 		/* A 1.2 answers in its own tags (0x00c4-0x00c6) and codes,
 		 * and an error of its own without a body is tagged 0x00c4. */
-		v = pick_rc(r[0] != 0x80);
+		int tpm12 = r[0] != 0x80;
+
+		v = pick_rc(tpm12);
 		put32(r + 6, v);
 		if (rndn(2)) {
 			*n = HDR;
 			put32(r + 2, HDR);
-			if (r[0] == 0x80) {
-				r[0] = 0x80; r[1] = 0x01;
-			} else {
-				r[0] = 0x00; r[1] = 0xc4;
-			}
+			r[0] = tpm12 ? 0x00 : 0x80;
+			r[1] = tpm12 ? 0xc4 : 0x01;
 		}
 		snprintf(o->what, sizeof(o->what), "rc 0x%x%s", v,
 			 *n == HDR ? "" : " with body");
 		break;
+	}
 	case M_TWICE:
 		/* Both copies in one write, or the second a moment later
 		 * (it then arrives while the client works on the first). */
