@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "unpack.h"
-#include "file.h"
-#include "eventlog.h"
-#include "hex.h"
-#include "optscan.h"
-#include "pcrfile.h"
-#include "tpm.h"
+#include "base/file.h"
+#include "base/hex.h"
+#include "base/optscan.h"
+#include "base/unpack.h"
+#include "fmt/pcrfile.h"
+#include "job/tpm.h"
+#include "log/eventlog.h"
 #include "tpm2/cmd.h"
 #include "tpm2/srk.h"
 

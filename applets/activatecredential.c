@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "applet.h"
-#include "credfile.h"
-#include "file.h"
-#include "tpm2/attest.h"
-#include "tpm2/cred.h"
+#include "base/file.h"
+#include "fmt/credfile.h"
+#include "job/attest.h"
+#include "job/cred.h"
 
 static const char usage[] =
 	"usage: activatecredential -k AKBLOB -i BLOB [-o SECRET] [-f]\n"

@@ -6,15 +6,15 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "file.h"
-#include "hex.h"
-#include "quote12.h"
-#include "tpm.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "base/hex.h"
 #include "crypto/pk.h"
+#include "fmt/quote12.h"
+#include "job/attest.h"
+#include "job/tpm.h"
+#include "job/tpm12quote.h"
 #include "tpm12/da.h"
-#include "tpm12/quote.h"
-#include "tpm2/attest.h"
 #include "tpm2/object.h"
 
 static const char usage[] =
@@ -60,7 +60,7 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0}
 };
 
-/* TPM 1.2: TPM_MakeIdentity (tpm12/quote.h), the blob, the public key,
+/* TPM 1.2: TPM_MakeIdentity (job/tpm12quote.h), the blob, the public key,
  * the key's SHA-1. */
 static int akcreate12(struct ctx *c, struct tpm *t, const char *out,
 		      const char *pubf, const struct authval *oa,

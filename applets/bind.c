@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "bind.h"
-#include "file.h"
-#include "x509.h"
+#include "base/file.h"
+#include "fmt/x509.h"
+#include "job/bind.h"
 
 #define BIND_MAX (64u << 20)
 

@@ -5,15 +5,15 @@
 #include <string.h>
 
 #include "applet.h"
+#include "base/file.h"
+#include "base/hex.h"
 #include "crypto/hash.h"
-#include "eventlog.h"
-#include "imalog.h"
-#include "file.h"
-#include "hex.h"
-#include "pcrfile.h"
-#include "quote.h"
-#include "quote12.h"
-#include "tpm2/attest.h"
+#include "fmt/pcrfile.h"
+#include "fmt/quote.h"
+#include "fmt/quote12.h"
+#include "job/attest.h"
+#include "log/eventlog.h"
+#include "log/imalog.h"
 #include "tpm2/srk.h"
 
 static const char usage[] =
@@ -99,7 +99,7 @@ static int slurp(struct ctx *c, const char *path, uint8_t **p, size_t *n)
 /* The IMA list against the quoted values: the quote was taken before the
  * list was read, and the kernel appends before it extends, so a prefix of
  * the list must replay to them, in each quoted bank, with the bank's own
- * template digests or SHA-1 ones zero-padded (see imalog.h).  Entries
+ * template digests or SHA-1 ones zero-padded (see log/imalog.h).  Entries
  * beyond that prefix are named on stderr: the quote does not cover them. */
 static int check_ima(struct ctx *c, const struct quote *q, const char *imaf)
 {
@@ -221,7 +221,7 @@ static int sel12(struct ctx *c, const char *s, uint32_t *mask)
 	return 0;
 }
 
-/* A TPM 1.2 quote: tpmbox's file or tpm_getquote's two files (quote12.h). */
+/* A TPM 1.2 quote: tpmbox's file or tpm_getquote's two files (fmt/quote12.h). */
 struct cq12 {
 	const char *keyf, *nonce_hex, *selstr, *quotef, *sigf, *pcrsf;
 	int json;

@@ -6,14 +6,14 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "tpm.h"
+#include "base/auth.h"
+#include "base/tpm2const.h"
+#include "job/tpm.h"
 #include "tpm12/cap.h"
 #include "tpm12/da.h"
 #include "tpm12/owner.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/nv.h"
 #include "tpm2/object.h"
 #include "tpm2/rc.h"

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "applet.h"
-#include "tpm.h"
+#include "base/tpm2const.h"
+#include "job/tpm.h"
 #include "tpm12/da.h"
-#include "tpm2/constants.h"
 #include "tpm2/da.h"
 #include "tpm2/nv.h"
 #include "tpm2/object.h"

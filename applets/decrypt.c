@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "file.h"
-#include "tpm.h"
-#include "tpm2/constants.h"
-#include "tpm2/key.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "base/tpm2const.h"
+#include "job/key.h"
+#include "job/tpm.h"
 
 static const char usage[] =
 	"usage: decrypt -k KEY.pem [-i CIPHERTEXT] [--auth AUTH] [-o OUT] "

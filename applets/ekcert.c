@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "applet.h"
+#include "base/file.h"
+#include "base/tpm2const.h"
 #include "crypto/x509crt.h"
-#include "ekcert.h"
-#include "file.h"
+#include "job/ekcert.h"
 #include "tpm2/cap.h"
-#include "tpm2/constants.h"
 #include "tpm2/ek.h"
 #include "tpm2/srk.h"
 

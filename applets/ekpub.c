@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "applet.h"
+#include "base/file.h"
+#include "base/hex.h"
+#include "base/tpm2const.h"
 #include "crypto/pk.h"
-#include "file.h"
-#include "hex.h"
-#include "tpm2/constants.h"
-#include "tpm2/attest.h"
+#include "job/attest.h"
 #include "tpm2/ek.h"
 #include "tpm2/srk.h"
 

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "applet.h"
-#include "eventlog.h"
-#include "file.h"
-#include "hex.h"
-#include "pcrfile.h"
+#include "base/file.h"
+#include "base/hex.h"
+#include "fmt/pcrfile.h"
+#include "log/eventlog.h"
 
 static const char usage[] =
 	"usage: eventlog [--json] [--pcrs] [--check] [FILE]\n"

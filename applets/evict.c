@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "hex.h"
+#include "base/hex.h"
 #include "tpm2/object.h"
 #include "tpm2/persist.h"
 #include "tpm2/srk.h"

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "applet.h"
+#include "base/hex.h"
 #include "crypto/hash.h"
-#include "hex.h"
-#include "pcrfile.h"
-#include "tpm.h"
+#include "fmt/pcrfile.h"
+#include "job/tpm.h"
 #include "tpm2/pcr.h"
 
 static const char usage[] =

@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "applet.h"
+#include "base/file.h"
+#include "base/hex.h"
 #include "crypto/hash.h"
-#include "eventlog.h"
-#include "file.h"
-#include "hex.h"
-#include "imalog.h"
-#include "pcrfile.h"
+#include "fmt/pcrfile.h"
+#include "log/eventlog.h"
+#include "log/imalog.h"
 
 static const char usage[] =
 	"usage: imalog [--json] [--pcrs] [--check] [-b BANKS] [FILE]\n"

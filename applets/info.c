@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "applet.h"
-#include "tpm.h"
-#include "tpm2/cap.h"
-#include "tpm2/constants.h"
-#include "tpm2/pcr.h"
+#include "base/tpm2const.h"
+#include "job/tpm.h"
 #include "tpm12/cap.h"
+#include "tpm2/cap.h"
+#include "tpm2/pcr.h"
 
 static const char usage[] =
 	"usage: info [--json]\n"

@@ -7,15 +7,15 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "file.h"
-#include "hex.h"
-#include "tpm.h"
-#include "tpmkey.h"
-#include "x509.h"
-#include "tpm2/attest.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "base/hex.h"
+#include "fmt/tpmkey.h"
+#include "fmt/x509.h"
+#include "job/attest.h"
+#include "job/keyimport.h"
+#include "job/tpm.h"
 #include "tpm2/dup.h"
-#include "tpm2/keyimport.h"
 #include "tpm2/srk.h"
 
 static const char usage[] =

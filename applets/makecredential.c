@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "applet.h"
-#include "credfile.h"
-#include "file.h"
-#include "tpm2/cred.h"
+#include "base/file.h"
+#include "fmt/credfile.h"
+#include "job/cred.h"
 #include "tpm2/object.h"
 #include "tpm2/srk.h"
 

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "applet.h"
-#include "auth.h"
+#include "base/auth.h"
+#include "base/hex.h"
 #include "crypto/hash.h"
-#include "hex.h"
-#include "tpm.h"
+#include "job/tpm.h"
 #include "tpm12/da.h"
 #include "tpm12/nv.h"
 #include "tpm2/cmd.h"

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "applet.h"
-#include "file.h"
-#include "hex.h"
+#include "base/file.h"
+#include "base/hex.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
 #include "tpm2/srk.h"

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "applet.h"
-#include "hex.h"
-#include "tpm.h"
+#include "base/hex.h"
+#include "job/tpm.h"
 #include "tpm12/cap.h"
 #include "tpm12/nv.h"
 #include "tpm2/cap.h"

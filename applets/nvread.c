@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "applet.h"
-#include "file.h"
-#include "hex.h"
-#include "tpm.h"
+#include "base/file.h"
+#include "base/hex.h"
+#include "job/tpm.h"
 #include "tpm12/nv.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "tpm.h"
+#include "base/auth.h"
+#include "job/tpm.h"
 #include "tpm12/da.h"
 #include "tpm12/nv.h"
 #include "tpm2/cmd.h"

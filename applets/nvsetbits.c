@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "applet.h"
-#include "hex.h"
+#include "base/hex.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
 #include "tpm2/srk.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "applet.h"
-#include "tpm2/constants.h"
+#include "base/tpm2const.h"
 #include "tpm2/nv.h"
 #include "tpm2/pcr.h"
 #include "tpm2/srk.h"

@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "applet.h"
-#include "authenticode.h"
+#include "base/file.h"
+#include "base/hex.h"
 #include "crypto/hash.h"
-#include "eventlog.h"
-#include "file.h"
-#include "hex.h"
-#include "predict.h"
+#include "fmt/authenticode.h"
+#include "log/eventlog.h"
+#include "log/predict.h"
 #include "tpm2/pcr.h"
 
 #define MAX_REPL 16

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "applet.h"
-#include "file.h"
-#include "pcrfile.h"
-#include "tpm.h"
+#include "base/file.h"
+#include "fmt/pcrfile.h"
+#include "job/tpm.h"
 #include "tpm2/pcr.h"
 
 static const char usage[] =

@@ -1,20 +1,20 @@
 /* policysign: sign a PCR policy for PolicyAuthorize, with no TPM, into
- * systemd's signed-policy JSON (include/polsig.h), the file
+ * systemd's signed-policy JSON (include/fmt/polsig.h), the file
  * `systemd-measure sign` writes and `unseal --signature` reads. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "applet.h"
+#include "base/file.h"
 #include "crypto/ecdh.h"
 #include "crypto/hash.h"
 #include "crypto/pk.h"
 #include "crypto/sign.h"
-#include "file.h"
-#include "polsig.h"
-#include "sealing.h"
+#include "fmt/polsig.h"
+#include "fmt/x509.h"
+#include "job/sealing.h"
 #include "tpm2/policy.h"
-#include "x509.h"
 
 static const char usage[] =
 	"usage: policysign -k SIGNER.key (-p SEL=VALUES | -P PCRFILE) "

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "ppi.h"
+#include "tpm/ppi.h"
 
 static const char usage[] =
 	"usage: ppi [--json]\n"

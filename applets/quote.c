@@ -6,18 +6,18 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "file.h"
-#include "hex.h"
-#include "pcrfile.h"
-#include "quote.h"
-#include "quote12.h"
-#include "tpm.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "base/hex.h"
+#include "fmt/pcrfile.h"
+#include "fmt/quote.h"
+#include "fmt/quote12.h"
+#include "job/attest.h"
+#include "job/tpm.h"
+#include "job/tpm12quote.h"
 #include "tpm12/da.h"
 #include "tpm12/key.h"
-#include "tpm12/quote.h"
 #include "tpm12/session.h"
-#include "tpm2/attest.h"
 #include "tpm2/object.h"
 #include "tpm2/pcr.h"
 #include "tpm2/srk.h"
@@ -87,7 +87,7 @@ struct q12 {
 };
 
 /* TPM 1.2: the AIK (a TPM_KEY) loaded under the SRK, TPM_Quote2 or
- * TPM_Quote (tpm12/quote.h), the files. */
+ * TPM_Quote (job/tpm12quote.h), the files. */
 static int quote12(struct ctx *c, struct tpm *t, const struct q12 *o)
 {
 	struct tpm12_key *key = malloc(sizeof(*key));

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "escrow.h"
-#include "file.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "job/escrow.h"
 
 static const char usage[] =
 	"usage: recover [-k KEYFILE | --recovery-code [AUTH]] [-o FILE] [-f] "

@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "escrow.h"
-#include "file.h"
-#include "keyfile.h"
-#include "sealing.h"
-#include "tty.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "base/tty.h"
+#include "fmt/keyfile.h"
+#include "job/escrow.h"
+#include "job/sealing.h"
 
 static const char usage[] =
 	"usage: reseal [-k KEYFILE | --recovery-code [AUTH]] [--old-auth AUTH] "

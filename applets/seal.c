@@ -6,14 +6,14 @@
 #include <string.h>
 
 #include "applet.h"
-#include "escrow.h"
-#include "file.h"
-#include "keyfile.h"
-#include "sealing.h"
-#include "sealing12.h"
-#include "tpm.h"
+#include "base/file.h"
+#include "base/tty.h"
+#include "fmt/keyfile.h"
+#include "job/escrow.h"
+#include "job/sealing.h"
+#include "job/sealing12.h"
+#include "job/tpm.h"
 #include "tpm2/srk.h"
-#include "tty.h"
 
 static const char usage[] =
 	"usage: seal [-p SELECTION[=VALUES]]... [-P PCRFILE]... "

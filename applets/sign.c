@@ -6,13 +6,13 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "auth.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "base/hex.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
-#include "file.h"
-#include "hex.h"
-#include "tpm.h"
-#include "tpm2/constants.h"
-#include "tpm2/key.h"
+#include "job/key.h"
+#include "job/tpm.h"
 
 static const char usage[] =
 	"usage: sign -k KEY.pem [-d DIGEST_HEX | -i FILE] [--scheme "

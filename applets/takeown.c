@@ -8,18 +8,18 @@
 #include <string.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "file.h"
-#include "hex.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "base/hex.h"
+#include "crypto/pk.h"
+#include "job/ekcert.h"
+#include "job/tpm.h"
+#include "tpm12/cap.h"
+#include "tpm12/da.h"
+#include "tpm12/owner.h"
 #include "tpm2/owner.h"
 #include "tpm2/pcr.h"
 #include "tpm2/srk.h"
-#include "crypto/pk.h"
-#include "tpm.h"
-#include "tpm12/cap.h"
-#include "ekcert.h"
-#include "tpm12/da.h"
-#include "tpm12/owner.h"
 
 static const char usage[] =
 	"usage: takeown [--owner-auth AUTH] [--endorsement-auth AUTH]\n"

@@ -6,14 +6,14 @@
 #include <unistd.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "bind.h"
-#include "file.h"
-#include "tpm.h"
-#include "tpm2/attest.h"
-#include "tpm2/key.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "fmt/x509.h"
+#include "job/attest.h"
+#include "job/bind.h"
+#include "job/key.h"
+#include "job/tpm.h"
 #include "tpm2/rc.h"
-#include "x509.h"
 
 #define BIND_MAX ((64u << 20) + 4096)
 

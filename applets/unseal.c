@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "applet.h"
-#include "auth.h"
-#include "escrow.h"
-#include "file.h"
-#include "sealing.h"
-#include "sealing12.h"
-#include "tpm.h"
+#include "base/auth.h"
+#include "base/file.h"
+#include "job/escrow.h"
+#include "job/sealing.h"
+#include "job/sealing12.h"
+#include "job/tpm.h"
 
 static const char usage[] =
 	"usage: unseal [--signature SIG.json]... [--auth AUTH] "
@@ -47,7 +47,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* A TPM 1.2's blob (sealing12.h) on the TPM, the secret written. */
+/* A TPM 1.2's blob (job/sealing12.h) on the TPM, the secret written. */
 static int unseal12(struct ctx *c, const char *in, const uint8_t *text,
 		    size_t tlen, const struct authval *auth,
 		    const struct authval *srk, int twoonly, const char *out,

@@ -5,7 +5,7 @@
 #ifndef TPMBOX_APPLET_H
 #define TPMBOX_APPLET_H
 
-#include "err.h"
+#include "base/err.h"
 
 struct tpm;
 
@@ -38,7 +38,7 @@ struct applet {
 	const char *usage;	/* full -h text (first line: usage) */
 	int (*main)(struct ctx *c, int argc, char **argv);
 	/* The applet's option syntax, the very strings its getopt_long call
-	 * uses: main.c reads the command line with them (include/optscan.h)
+	 * uses: main.c reads the command line with them (include/base/optscan.h)
 	 * so that an option's value is never taken for a common option.
 	 * The applet's getopt sees its own options first, then "--", then
 	 * the operands. */

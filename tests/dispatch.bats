@@ -23,15 +23,15 @@ applets() { "$TPMBOX" --list | awk '{print $1}'; }
 	# it builds objects of its own, not $TPMBOX: the first pass is enough
 	[ -z "${TPMBOX_SECOND_PASS:-}" ] || skip "checked once, in the first pass"
 	d=$BATS_TEST_TMPDIR/hb
-	run env -u CFLAGS make -C "$ROOT" -n -B BUILD="$d" "$d/lib/err.o"
+	run env -u CFLAGS make -C "$ROOT" -n -B BUILD="$d" "$d/lib/base/err.o"
 	assert_success
 	assert_output --partial "-D_FORTIFY_SOURCE=2"
 	assert_output --partial "-fstack-protector-strong"
 	assert_output --partial "-O2"
-	run env -u CFLAGS make -C "$ROOT" -s BUILD="$d" "$d/lib/err.o" "$d/lib/tpm2/session.o"
+	run env -u CFLAGS make -C "$ROOT" -s BUILD="$d" "$d/lib/base/err.o" "$d/lib/tpm2/session.o"
 	assert_success
 	# The flags took effect: checked libc calls and the canary check.
-	run nm "$d/lib/err.o"
+	run nm "$d/lib/base/err.o"
 	assert_line --regexp " U __vsnprintf_chk$"
 	assert_line --regexp " U __stack_chk_fail$"
 	run nm "$d/lib/tpm2/session.o"

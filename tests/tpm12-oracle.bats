@@ -10,7 +10,7 @@ load helpers/tcsd
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 # The codec checker: tests/unit/test_tss12 FILE... reads each file with
-# lib/tssfile.c and lib/tpm12/structs.c and writes every structure back
+# lib/fmt/tssfile.c and lib/tpm12/structs.c and writes every structure back
 # (make builds only what is missing: the unit tests' binary).
 CHECKER=$ROOT/${BUILD:-build}/unit/test_tss12
 

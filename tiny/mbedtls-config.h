@@ -67,7 +67,7 @@ void tpmbox_mbedtls_free(void *p);
 #define MBEDTLS_ECP_WINDOW_SIZE 4
 #define MBEDTLS_ECP_FIXED_POINT_OPTIM 0
 
-/* Encodings: lib/der.c and lib/pem.c read and write the keys' DER and
+/* Encodings: lib/base/der.c and lib/base/pem.c read and write the keys' DER and
  * PEM, so mbedTLS's key layer (pk, and the private-key code its tables
  * pull in) is not here; ASN.1 stays for ECDSA and PKCS#1 v1.5. */
 #define MBEDTLS_ASN1_PARSE_C

@@ -1,7 +1,7 @@
 /* packhelp: the small build's help texts, compressed (host tool, run by
  * make tiny).  Reads the plain texts on stdin (for each applet: its name,
  * a NUL, its --help text, a NUL) and writes a C file defining
- * help_packed[] and help_plain_len, the format lib/unpack.c reads:
+ * help_packed[] and help_plain_len, the format lib/base/unpack.c reads:
  *
  *   a flag byte, then up to 8 items, bit i (lowest first) for item i:
  *   0: one literal byte; 1: a copy of 3 bytes: offset (big-endian 16

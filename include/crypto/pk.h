@@ -33,7 +33,7 @@ int pk_der_p521(const uint8_t *x, size_t xlen, const uint8_t *y,
 int pk_has_p521(void);
 
 /* The key fingerprint systemd writes as "pkfp" in its signed-policy JSON
- * (polsig.h): SHA-256 of the DER that OpenSSL's i2d_PublicKey writes, the
+ * (fmt/polsig.h): SHA-256 of the DER that OpenSSL's i2d_PublicKey writes, the
  * PKCS#1 RSAPublicKey for RSA (n big-endian, e; 0 means 65537), the
  * uncompressed point 04||x||y for P-256 (rsa 0: x = a, y = b).  -1 for a
  * key out of range. */

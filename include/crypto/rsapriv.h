@@ -1,5 +1,5 @@
 /* RSA-OAEP decryption with a private key given as its integers (read from
- * PKCS#1 or PKCS#8 by lib/x509.c), for opening CMS key-transport
+ * PKCS#1 or PKCS#8 by lib/fmt/x509.c), for opening CMS key-transport
  * recipients (RFC 8017 RSAES-OAEP, RFC 4055 parameters). */
 #ifndef TPMBOX_CRYPTO_RSAPRIV_H
 #define TPMBOX_CRYPTO_RSAPRIV_H

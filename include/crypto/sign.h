@@ -1,6 +1,6 @@
-/* Signing with a private key read by lib/x509.c: RSASSA-PKCS1-v1_5 and
+/* Signing with a private key read by lib/fmt/x509.c: RSASSA-PKCS1-v1_5 and
  * ECDSA, over a digest the caller made.  policysign signs policy digests
- * with them (include/polsig.h). */
+ * with them (include/fmt/polsig.h). */
 #ifndef TPMBOX_CRYPTO_SIGN_H
 #define TPMBOX_CRYPTO_SIGN_H
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 struct crt_info {
 	char subject[256], issuer[256];	/* RFC 4514-like, mbedTLS's form */

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 #define TPM12_SHA1			20
 #define TPM12_TAG_PCR_INFO_LONG		0x0006

@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "err.h"
-#include "transport.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "tpm/transport.h"
 
 #define TPM_BUF_SIZE 8192
 
@@ -28,7 +28,7 @@ struct tpm {
 	struct tberr *e;
 	tpm_trace_fn trace;
 	unsigned ncmds;		/* commands sent, for bench and tests */
-	/* TPM_FAMILY_12 / TPM_FAMILY_20 once known (lib/tpm.c), else 0. */
+	/* TPM_FAMILY_12 / TPM_FAMILY_20 once known (lib/job/tpm.c), else 0. */
 	int family;
 	/* The trust anchor and the process's salted session
 	 * (lib/tpm2/srk.c; NULL until set).  While a session is active,

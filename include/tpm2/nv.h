@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "auth.h"
-#include "buf.h"
-#include "err.h"
+#include "base/auth.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/tpm2const.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 
 /* TPMA_NV (TCG TPM 2.0 Part 2, TPMA_NV). */
 #define TPMA_NV_PPWRITE		(1u << 0)

@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "auth.h"
-#include "err.h"
-#include "tpm2/constants.h"
+#include "base/auth.h"
+#include "base/err.h"
+#include "base/tpm2const.h"
 #include "tpm2/object.h"
 
 struct tpm;

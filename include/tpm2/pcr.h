@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "err.h"
-#include "tpm2/constants.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/tpm2const.h"
 
 struct tpm;
 struct tpm2_auth;

@@ -3,8 +3,8 @@
 
 #include <mbedtls/md.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
-#include "tpm2/constants.h"
 
 struct hash_ctx {
 	mbedtls_md_context_t md;

@@ -5,9 +5,9 @@
 
 #include <mbedtls/md.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
-#include "tpm2/constants.h"
 
 struct hmac_ctx {
 	mbedtls_md_context_t md;

@@ -8,12 +8,12 @@
 #include <mbedtls/ecp.h>
 #include <mbedtls/rsa.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/der.h"
+#include "base/pem.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/pk.h"
-#include "tpm2/constants.h"
-#include "der.h"
-#include "pem.h"
 
 /* Entropy callback for the DRBG: getrandom(2), blocking until the kernel
  * pool is initialized, retried on EINTR and short reads. */
@@ -276,7 +276,7 @@ int pk_der_rsa(const uint8_t *n, size_t nlen, uint32_t e, uint8_t **der,
 		    put_rsa, &r, der, derlen);
 }
 
-/* The SubjectPublicKeyInfo as PEM, through lib/pem.c (the one PEM codec);
+/* The SubjectPublicKeyInfo as PEM, through lib/base/pem.c (the one PEM codec);
  * der is freed. */
 static int to_pem(uint8_t *der, size_t n, char **pem, size_t *pemlen)
 {

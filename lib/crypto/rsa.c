@@ -4,9 +4,9 @@
 #include <mbedtls/md.h>
 #include <mbedtls/rsa.h>
 
+#include "base/tpm2const.h"
 #include "crypto/pk.h"
 #include "crypto/rsa.h"
-#include "tpm2/constants.h"
 
 static int rng_cb(void *unused, unsigned char *out, size_t n)
 {

@@ -5,12 +5,12 @@
 #include <mbedtls/md.h>
 #include <mbedtls/rsa.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/der.h"
+#include "base/tpm2const.h"
 #include "crypto/ecdh.h"
 #include "crypto/pk.h"
 #include "crypto/sign.h"
-#include "der.h"
-#include "tpm2/constants.h"
 
 static int rng_cb(void *unused, unsigned char *out, size_t n)
 {

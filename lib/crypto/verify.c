@@ -7,15 +7,15 @@
 #include <mbedtls/ecp.h>
 #include <mbedtls/rsa.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/der.h"
+#include "base/pem.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/verify.h"
-#include "der.h"
-#include "pem.h"
-#include "tpm2/constants.h"
 
 /* A verifier's public key: RSA, or ECC on P-256 or P-384.  The DER is
- * read here with lib/der.c, so mbedTLS's key layer (and the private-key
+ * read here with lib/base/der.c, so mbedTLS's key layer (and the private-key
  * code its tables pull in) stays out of the binary. */
 struct vkey {
 	uint16_t type;			/* TPM2_ALG_RSA or TPM2_ALG_ECC */
@@ -121,7 +121,7 @@ int vkey_parse(const uint8_t *data, size_t n, struct vkey **out,
 	int r = PEM_NONE;
 
 	*out = NULL;
-	/* PEM text is decoded by lib/pem.c, the one PEM codec. */
+	/* PEM text is decoded by lib/base/pem.c, the one PEM codec. */
 	for (i = 0; i < sizeof(labels) / sizeof(labels[0]) && r == PEM_NONE;
 	     i++)
 		r = pem_block((const char *)data, n, labels[i], &der, &len);

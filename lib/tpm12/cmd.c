@@ -1,8 +1,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
-#include "tpm2/constants.h"
 #include "tpm12/cmd.h"
 #include "tpm12/session.h"
 

@@ -2,10 +2,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "auth.h"
-#include "buf.h"
+#include "base/auth.h"
+#include "base/buf.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
-#include "tpm2/constants.h"
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
 #include "tpm12/da.h"

@@ -4,14 +4,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
-#include "err.h"
-#include "auth.h"
-#include "hex.h"
-#include "optscan.h"
-#include "tpm12/da.h"
+#include "base/auth.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/hex.h"
+#include "base/optscan.h"
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
+#include "tpm12/da.h"
 #include "tpm12/nv.h"
 #include "tpm12/session.h"
 

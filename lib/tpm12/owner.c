@@ -1,10 +1,10 @@
 /* Taking ownership of a TPM 1.2 (tpm12/owner.h). */
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/pk.h"
 #include "crypto/rsa.h"
-#include "tpm2/constants.h"
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
 #include "tpm12/owner.h"

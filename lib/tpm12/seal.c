@@ -1,8 +1,8 @@
 /* Sealing on a TPM 1.2 (tpm12/seal.h). */
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
-#include "tpm2/constants.h"
 #include "tpm12/cmd.h"
 #include "tpm12/key.h"
 #include "tpm12/seal.h"

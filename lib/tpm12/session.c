@@ -1,9 +1,9 @@
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
 #include "crypto/pk.h"
-#include "tpm2/constants.h"
 #include "tpm12/cmd.h"
 #include "tpm12/session.h"
 

@@ -1,8 +1,8 @@
 /* TPM 1.2 structures (include/tpm12/structs.h). */
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
-#include "tpm2/constants.h"
 #include "tpm12/structs.h"
 
 void tpm12_put_pcr_sel(struct tb *b, const struct tpm12_pcr_sel *s)

@@ -3,14 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/der.h"
+#include "base/file.h"
+#include "base/tpm2const.h"
 #include "crypto/pk.h"
 #include "crypto/verify.h"
-#include "der.h"
-#include "file.h"
 #include "tpm2/authorize.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/rc.h"
 
 #define SIGNER_ATTRS (TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_DECRYPT | \

@@ -1,8 +1,8 @@
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 
 /* One call; returns moreData in *more (may be NULL). */
 static int getcap(struct tpm *t, uint32_t cap, uint32_t prop,

@@ -2,9 +2,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/tpm2const.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/rc.h"
 
 #define MAX_RETRIES 12
@@ -250,7 +250,7 @@ static int parse(struct tpm *t, struct tpm2_call *c, size_t rlen)
 			       "(%zu bytes read)", tpm2_cc_name(c->cc), rlen);
 	if (tag == TPM12_TAG_RSP_COMMAND) {
 		/* A 1.2 answers a 2.0 tag with its short error form, having
-		 * done nothing (lib/tpm.c may then run the job on 1.2).  Not
+		 * done nothing (lib/job/tpm.c may then run the job on 1.2).  Not
 		 * after a 2.0 answered: then it is a damaged response. */
 		if (t->family == 2)
 			return err_set(t->e, EX_IO, "%s: a TPM 1.2 response "

@@ -1,9 +1,9 @@
 /* Dictionary-attack protection: see include/tpm2/da.h. */
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/da.h"
 
 int tpm2_da_state(struct tpm *t, struct da_state *s)

@@ -1,12 +1,12 @@
 /* Duplication done on the host: see include/tpm2/dup.h. */
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/pk.h"
 #include "crypto/sym.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/dup.h"
 #include "tpm2/wrap.h"
 

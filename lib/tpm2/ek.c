@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/ek.h"
 #include "tpm2/nv.h"
 #include "tpm2/policy.h"

@@ -2,12 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hex.h"
+#include "base/optscan.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
-#include "hex.h"
-#include "optscan.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/nv.h"
 #include "tpm2/object.h"
 #include "tpm2/rc.h"

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "tpm2/session.h"
 

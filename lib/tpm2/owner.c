@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/pk.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/da.h"
 #include "tpm2/ek.h"
 #include "tpm2/object.h"

@@ -2,10 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hex.h"
-#include "tpm2/attest.h"
+#include "base/hex.h"
+#include "base/tpm2const.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/ek.h"
 #include "tpm2/nv.h"
 #include "tpm2/object.h"

@@ -1,8 +1,8 @@
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "tpm2/policy.h"
 

@@ -1,7 +1,7 @@
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/random.h"
 
 /* The TPM returns at most one digest's worth per call. */

@@ -1,7 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "tpm2/rc.h"
 
 struct rcent {

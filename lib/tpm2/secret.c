@@ -1,12 +1,12 @@
 /* A secret encrypted to a TPM key: see include/tpm2/secret.h. */
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/ecc.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
 #include "crypto/pk.h"
 #include "crypto/rsa.h"
-#include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "tpm2/secret.h"
 

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
 #include "crypto/pk.h"
 #include "crypto/sym.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "tpm2/rc.h"
 #include "tpm2/secret.h"

@@ -4,16 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
+#include "base/hex.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/verify.h"
-#include "file.h"
-#include "hex.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
+#include "tpm2/ek.h"
 #include "tpm2/object.h"
 #include "tpm2/rc.h"
 #include "tpm2/session.h"
-#include "tpm2/ek.h"
 #include "tpm2/srk.h"
 
 struct tpm_trust {

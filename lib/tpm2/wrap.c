@@ -1,11 +1,11 @@
 /* The outer wrapper: see include/tpm2/wrap.h. */
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
 #include "crypto/sym.h"
-#include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "tpm2/secret.h"
 #include "tpm2/wrap.h"

@@ -1,11 +1,11 @@
-/* The age reader behind recover (lib/age.c): the header parser, then a
+/* The age reader behind recover (lib/fmt/age.c): the header parser, then a
  * decryption with the age spec's example identity (32 x 0x42; the seeds
  * in corpus/fuzz_age are made for it), so stanza unwrapping, the header
  * MAC and the STREAM chunks all see the fuzzer's bytes. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "age.h"
+#include "fmt/age.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

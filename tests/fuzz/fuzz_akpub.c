@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpm2/attest.h"
+#include "job/attest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

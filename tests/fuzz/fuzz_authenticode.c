@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "authenticode.h"
-#include "predict.h"
-#include "tpm2/constants.h"
+#include "base/tpm2const.h"
+#include "fmt/authenticode.h"
+#include "log/predict.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

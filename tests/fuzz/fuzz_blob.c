@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pem.h"
 #include "crypto/verify.h"
-#include "credfile.h"
-#include "pem.h"
-#include "keyfile.h"
-#include "tpm2/attest.h"
-#include "tpm2/key.h"
-#include "tpm2/keyimport.h"
+#include "fmt/credfile.h"
+#include "fmt/keyfile.h"
+#include "job/attest.h"
+#include "job/key.h"
+#include "job/keyimport.h"
 #include "tpm2/object.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,4 @@
-/* The CMS reader behind recover (lib/cms.c): parse a message, then try to
+/* The CMS reader behind recover (lib/fmt/cms.c): parse a message, then try to
  * open it with a fixed P-256 key and a fixed key-encryption key (the
  * seeds in corpus/fuzz_cms are made for both), so the RecipientInfo
  * readers, the X9.63 KDF, AES key unwrap and the GCM check all see the
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind.h"
-#include "cms.h"
-#include "x509.h"
+#include "fmt/cms.h"
+#include "fmt/x509.h"
+#include "job/bind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/x509crt.h"
-#include "ekcert.h"
-#include "tpm2/constants.h"
+#include "job/ekcert.h"
 #include "tpm2/object.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,14 +1,14 @@
-/* The escrow index and the texts recover reads (lib/escrow.c,
- * lib/recovery.c, lib/x509.c, lib/age.c's identity and recipient lines,
- * lib/bech32.c).  The first byte picks the reader. */
+/* The escrow index and the texts recover reads (lib/job/escrow.c,
+ * lib/fmt/recovery.c, lib/fmt/x509.c, lib/fmt/age.c's identity and recipient lines,
+ * lib/fmt/bech32.c).  The first byte picks the reader. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "age.h"
-#include "bech32.h"
-#include "escrow.h"
-#include "recovery.h"
-#include "x509.h"
+#include "fmt/age.h"
+#include "fmt/bech32.h"
+#include "fmt/recovery.h"
+#include "fmt/x509.h"
+#include "job/escrow.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

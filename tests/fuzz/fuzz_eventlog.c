@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog.h"
+#include "log/eventlog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

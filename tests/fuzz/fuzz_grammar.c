@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth.h"
-#include "hex.h"
+#include "base/auth.h"
+#include "base/hex.h"
 #include "tpm2/nv.h"
 #include "tpm2/pcr.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imalog.h"
-#include "tpm2/constants.h"
+#include "base/tpm2const.h"
+#include "log/imalog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcrfile.h"
+#include "fmt/pcrfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,11 +1,11 @@
 /* systemd's signed-policy JSON as unseal --signature and policysign
- * --append read it (lib/polsig.c): untrusted input.  A parsed file must
+ * --append read it (lib/fmt/polsig.c): untrusted input.  A parsed file must
  * format, and the formatted text must parse back to the same entries and
  * format to the same text. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "polsig.h"
+#include "fmt/polsig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

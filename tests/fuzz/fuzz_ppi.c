@@ -1,10 +1,10 @@
-/* The PPI sysfs texts (lib/ppi.c): the first byte picks the file, the
+/* The PPI sysfs texts (lib/tpm/ppi.c): the first byte picks the file, the
  * rest is its content; a parsed value is named and formatted again. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ppi.h"
+#include "tpm/ppi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quote.h"
-#include "quote12.h"
+#include "fmt/quote.h"
+#include "fmt/quote12.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

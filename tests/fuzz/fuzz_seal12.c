@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
-#include "sealing12.h"
-#include "tpm.h"
-#include "tpm2/constants.h"
+#include "job/sealing12.h"
+#include "job/tpm.h"
 #include "tpm12/key.h"
 #include "tpm12/seal.h"
 #include "tpm12/session.h"

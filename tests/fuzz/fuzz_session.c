@@ -47,13 +47,13 @@
 
 #include <mbedtls/rsa.h>
 
-#include "auth.h"
+#include "base/auth.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
 #include "crypto/pk.h"
 #include "crypto/sym.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/nv.h"
 #include "tpm2/object.h"
 #include "tpm2/pcr.h"

@@ -4,23 +4,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tpm2const.h"
+#include "fmt/quote.h"
+#include "job/attest.h"
+#include "job/cred.h"
+#include "job/key.h"
+#include "tpm2/authorize.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
-#include "tpm2/cred.h"
 #include "tpm2/dup.h"
-#include "tpm2/key.h"
 #include "tpm2/ek.h"
 #include "tpm2/nv.h"
 #include "tpm2/object.h"
-#include "tpm2/attest.h"
-#include "tpm2/authorize.h"
-#include "tpm2/policy.h"
 #include "tpm2/pcr.h"
+#include "tpm2/policy.h"
 #include "tpm2/random.h"
 #include "tpm2/session.h"
 #include "tpm2/srk.h"
-#include "quote.h"
 #include "xport_stub.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

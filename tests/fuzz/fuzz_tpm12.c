@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpm.h"
-#include "tpm2/pcr.h"
+#include "job/tpm.h"
+#include "job/tpm12quote.h"
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
 #include "tpm12/da.h"
@@ -14,9 +14,9 @@
 #include "tpm12/nv.h"
 #include "tpm12/owner.h"
 #include "tpm12/pcr.h"
-#include "tpm12/quote.h"
 #include "tpm12/random.h"
 #include "tpm12/session.h"
+#include "tpm2/pcr.h"
 #include "xport_stub.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt/tssfile.h"
 #include "tpm12/structs.h"
-#include "tssfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

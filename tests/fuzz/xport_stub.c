@@ -1,4 +1,4 @@
-/* Fuzzing stand-in for lib/transport.c: the TPM's responses come from the
+/* Fuzzing stand-in for lib/tpm/transport.c: the TPM's responses come from the
  * fuzzer input.  xport_transmit hands out the next response, checked the
  * way the real transport checks it (header size 10..cap, all of it
  * present), so what follows the transport sees exactly what a TPM or an
@@ -7,7 +7,7 @@
  * responder instead (stub_respond). */
 #include <string.h>
 
-#include "transport.h"
+#include "tpm/transport.h"
 #include "xport_stub.h"
 
 static const uint8_t *in;

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "file.h"
-#include "tpm2/constants.h"
+#include "base/buf.h"
+#include "base/file.h"
+#include "base/tpm2const.h"
 #include "tpm2/dup.h"
 
 static int fail(struct tberr *e)

@@ -82,12 +82,12 @@
 #include <mbedtls/ecp.h>
 #include <mbedtls/pk.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
 #include "crypto/pk.h"
 #include "crypto/sym.h"
-#include "tpm2/constants.h"
 
 #define MAXMSG 16384
 #define HDR 10

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/hex.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
-#include "hex.h"
-#include "tpm2/constants.h"
 #include "tpm12/cmd.h"
 #include "tpm12/session.h"
 

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/tpm2const.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "tpm2/session.h"
 #include "tpm2/srk.h"

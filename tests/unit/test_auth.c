@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auth.h"
+#include "base/auth.h"
 #include "unit.h"
 
 static struct tberr e;

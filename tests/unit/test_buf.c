@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "unit.h"
 
 static void test_writer(void)

@@ -1,12 +1,12 @@
 /* EK certificates: the NV bytes to DER (the TPM 1.2 header taken off
  * when present, never required; padding left by the DER's length) and
  * the Intel/AMD online locations (expected values computed with Python's
- * hashlib/base64 from the rule in include/ekcert.h). */
+ * hashlib/base64 from the rule in include/job/ekcert.h). */
 #include <stdint.h>
 #include <string.h>
 
-#include "ekcert.h"
-#include "tpm2/constants.h"
+#include "base/tpm2const.h"
+#include "job/ekcert.h"
 #include "tpm2/object.h"
 #include "unit.h"
 

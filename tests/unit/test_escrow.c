@@ -5,18 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "age.h"
-#include "bech32.h"
-#include "cms.h"
+#include "base/hex.h"
 #include "crypto/hkdf.h"
 #include "crypto/keywrap.h"
 #include "crypto/x25519.h"
-#include "escrow.h"
 #include "escrow_vectors.h"
-#include "hex.h"
-#include "recovery.h"
+#include "fmt/age.h"
+#include "fmt/bech32.h"
+#include "fmt/cms.h"
+#include "fmt/recovery.h"
+#include "fmt/x509.h"
+#include "job/escrow.h"
 #include "unit.h"
-#include "x509.h"
 
 static size_t unhex(const char *h, uint8_t *out, size_t cap)
 {

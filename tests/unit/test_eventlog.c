@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog.h"
-#include "hex.h"
-#include "imalog.h"
+#include "base/hex.h"
+#include "log/eventlog.h"
+#include "log/imalog.h"
 #include "unit.h"
 
 struct w {

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hex.h"
+#include "base/hex.h"
 #include "unit.h"
 
 static void test_encode(void)

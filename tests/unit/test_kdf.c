@@ -11,12 +11,12 @@
  *   P-256 ECDH: with Q = G the shared x equals the ephemeral public x. */
 #include <stdlib.h>
 
+#include "base/hex.h"
+#include "base/tpm2const.h"
 #include "crypto/ecc.h"
 #include "crypto/kdf.h"
 #include "crypto/pk.h"
 #include "crypto/sym.h"
-#include "hex.h"
-#include "tpm2/constants.h"
 #include "unit.h"
 
 static size_t hx(const char *s, uint8_t *out, size_t cap)

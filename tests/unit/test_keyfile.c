@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "keyfile.h"
-#include "pem.h"
-#include "tpm2/constants.h"
+#include "base/err.h"
+#include "base/pem.h"
+#include "base/tpm2const.h"
+#include "fmt/keyfile.h"
 #include "tpm2/policy.h"
 #include "unit.h"
 

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "err.h"
-#include "hex.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/hex.h"
 #include "tpm12/nv.h"
 #include "unit.h"
 

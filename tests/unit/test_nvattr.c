@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hex.h"
+#include "base/hex.h"
 #include "tpm2/nv.h"
 #include "unit.h"
 

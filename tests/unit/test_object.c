@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hex.h"
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
-#include "hex.h"
-#include "tpm2/constants.h"
 #include "tpm2/object.h"
 #include "unit.h"
 

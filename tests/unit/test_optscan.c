@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optscan.h"
+#include "base/optscan.h"
 #include "unit.h"
 
 /* main.c's common options and an applet-like table with the hard cases:

@@ -4,9 +4,9 @@
  * The PCR files held the fixed bytes noted at each vector. */
 #include <string.h>
 
-#include "err.h"
-#include "hex.h"
-#include "tpm2/constants.h"
+#include "base/err.h"
+#include "base/hex.h"
+#include "base/tpm2const.h"
 #include "tpm2/policy.h"
 #include "unit.h"
 

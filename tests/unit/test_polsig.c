@@ -1,13 +1,13 @@
-/* systemd's signed-policy JSON (lib/polsig.c): systemd-measure 252's own
+/* systemd's signed-policy JSON (lib/fmt/polsig.c): systemd-measure 252's own
  * output read and written back byte for byte, other layouts read, every
  * malformed variant refused, entries added and replaced. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "polsig.h"
-#include "tpm2/constants.h"
+#include "base/err.h"
+#include "base/tpm2const.h"
+#include "fmt/polsig.h"
 #include "unit.h"
 
 /* Written by `systemd-measure sign --bank=sha256 --phase=enter-initrd`

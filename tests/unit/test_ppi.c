@@ -1,9 +1,9 @@
-/* The PPI sysfs readers (lib/ppi.c): the kernel's formats accepted, the
+/* The PPI sysfs readers (lib/tpm/ppi.c): the kernel's formats accepted, the
  * edges of each number and line refused; the bank bitmap both ways. */
 #include <stdint.h>
 #include <string.h>
 
-#include "ppi.h"
+#include "tpm/ppi.h"
 #include "unit.h"
 
 #define S(x) x, sizeof(x) - 1

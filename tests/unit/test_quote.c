@@ -4,13 +4,13 @@
  * H("abc"); tpm2_quote printed calcDigest e11f7384... for it. */
 #include <stdlib.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/hex.h"
+#include "base/pem.h"
+#include "base/tpm2const.h"
 #include "crypto/verify.h"
-#include "pem.h"
-#include "hex.h"
-#include "quote.h"
-#include "tpm2/attest.h"
-#include "tpm2/constants.h"
+#include "fmt/quote.h"
+#include "job/attest.h"
 #include "unit.h"
 
 static const char attest_hex[] =

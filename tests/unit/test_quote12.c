@@ -1,4 +1,4 @@
-/* TPM 1.2 quotes on the host (quote12.h): the nonce rule, tpm_getquote's
+/* TPM 1.2 quotes on the host (fmt/quote12.h): the nonce rule, tpm_getquote's
  * PCR file and the TPM_QUOTE_INFO2 rebuilt from it, the signed bytes'
  * parser, the 1.2 QUOTE file.  Known answers from Python's hashlib:
  *   sha1(00112233) = 5f8feacd...
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "hex.h"
-#include "quote12.h"
+#include "base/err.h"
+#include "base/hex.h"
+#include "fmt/quote12.h"
 #include "unit.h"
 
 #define Z40 "0000000000000000000000000000000000000000"

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "tpm2/rc.h"
 #include "unit.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "pcrfile.h"
+#include "base/buf.h"
+#include "fmt/pcrfile.h"
 #include "tpm2/pcr.h"
 #include "unit.h"
 

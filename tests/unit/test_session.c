@@ -12,11 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
 #include "crypto/sym.h"
 #include "tpm2/cmd.h"
-#include "tpm2/constants.h"
 #include "tpm2/session.h"
 #include "unit.h"
 

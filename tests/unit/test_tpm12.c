@@ -10,13 +10,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "err.h"
-#include "hex.h"
+#include "base/err.h"
+#include "base/hex.h"
+#include "base/tpm2const.h"
+#include "crypto/hash.h"
 #include "tpm12/cmd.h"
 #include "tpm12/seal.h"
 #include "tpm12/session.h"
-#include "crypto/hash.h"
-#include "tpm2/constants.h"
 #include "unit.h"
 
 static void unhex(const char *s, uint8_t *out)

@@ -1,13 +1,13 @@
-/* lib/der.c, lib/pem.c, lib/tpmkey.c: DER vectors, the TPMKey layout for
+/* lib/base/der.c, lib/base/pem.c, lib/fmt/tpmkey.c: DER vectors, the TPMKey layout for
  * both key types, and every refusal of the decoder. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "der.h"
-#include "pem.h"
-#include "tpm2/attest.h"
-#include "tpm2/key.h"
-#include "tpmkey.h"
+#include "base/der.h"
+#include "base/pem.h"
+#include "fmt/tpmkey.h"
+#include "job/attest.h"
+#include "job/key.h"
 #include "unit.h"
 
 static int tl_is(uint8_t tag, size_t n, const char *want, size_t wn)

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/hex.h"
 #include "crypto/sym.h"
-#include "err.h"
-#include "hex.h"
+#include "fmt/tssfile.h"
 #include "tpm12/structs.h"
-#include "tssfile.h"
 #include "unit.h"
 
 #define FIX "tests/fixtures/tpm12/"

@@ -1,10 +1,10 @@
-/* lib/unpack.c, the decoder of tiny/packhelp.c's format: hand-made
+/* lib/base/unpack.c, the decoder of tiny/packhelp.c's format: hand-made
  * streams (flag byte, literals, 3-byte copies), and every damage refused
  * rather than written past the output. */
 #include <stdint.h>
 #include <string.h>
 
-#include "unpack.h"
+#include "base/unpack.h"
 #include "unit.h"
 
 static void test_literals_and_copies(void)

@@ -1,0 +1,97 @@
+/* Keys that live in the TPM: created under the SRK (keycreate), loaded
+ * from their key file, and used to sign (TPM2_Sign) or decrypt
+ * (TPM2_RSA_Decrypt).
+ *
+ * A key: nameAlg SHA-256, fixedTPM, fixedParent, sensitiveDataOrigin,
+ * userWithAuth, and sign or decrypt (never both), no fixed scheme (each
+ * use names it): ECC NIST P-256, or RSA 2048/3072 with the exponent
+ * 65537.  Its file is the loadable TSS2 PRIVATE KEY of job/attest.h's
+ * struct ak_blob (parent 0x40000001, emptyAuth when it has no value).
+ *
+ * Every use runs in the process's session salted to the SRK (pinned when
+ * a pin is set): the key's auth value is never on the bus, and the
+ * answer carries the TPM's HMAC.  A signature is also verified on the
+ * host with the key's public area before it is given out. */
+#ifndef TPMBOX_JOB_KEY_H
+#define TPMBOX_JOB_KEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "fmt/quote.h"
+#include "job/attest.h"
+#include "job/keyimport.h"
+#include "tpm2/object.h"
+
+struct tpm;
+struct tpm2_session;
+
+/* The template (finished): rsa 0 for ECC P-256, else an RSA key of bits
+ * (2048 or 3072); usage KEY_USE_SIGN or KEY_USE_DECRYPT. */
+void key_template(struct tpm2_public *p, int rsa, int bits, int usage);
+
+/* TPM2_Create of tmpl under the ECC SRK (owner keys its creation when
+ * none is persistent), with the auth value auth[0..authlen) sent
+ * encrypted; the key made is compared with the template (what names it
+ * in the message: "key", "attestation key").  b gets the key file's
+ * fields, pub the public area. */
+int key_create(struct tpm *t, const struct tpm2_public *tmpl,
+	       const uint8_t *auth, size_t authlen, const uint8_t *owner,
+	       size_t ownerlen, const char *what, struct ak_blob *b,
+	       struct tpm2_public *pub);
+
+/* Load a key file's key under its parent (0x40000001: the ECC SRK, found
+ * or made; or a persistent handle) and start the process session salted
+ * to that parent.  *handle is transient; pub gets its public area.  A
+ * key with a policy (keycreate -p) also gets *pol: a policy session
+ * salted to the parent in which the policy ran (PolicyPCR: exit 4 when
+ * the PCRs are not the key's state; PolicyAuthValue); pol NULL refuses
+ * such a key.  Flush both with key_flush.  A key from another TPM (or
+ * SRK) is exit 1 saying so. */
+int key_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
+	     size_t ownerlen, uint32_t *handle, struct tpm2_public *pub,
+	     struct tpm2_session **pol);
+
+/* Parse a loadable key file (a TSS2 PRIVATE KEY with the loadable OID, a
+ * policy of PolicyPCR and/or PolicyAuthValue or none, parent 0x40000001
+ * or persistent); exit 1 "WHAT: why" for anything else (a sealed blob,
+ * an importable key). */
+int key_file_decode(const uint8_t *text, size_t n, struct ak_blob *k,
+		    const char *what, struct tberr *e);
+
+/* key_load's loading, for a public area already parsed and checked into
+ * pub: salt 0 leaves the process session alone (akcreate's AKs sign with
+ * their empty value as a password: the quote is checked on the host). */
+int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
+		size_t ownerlen, int salt, uint32_t *handle,
+		struct tpm2_public *pub, struct tpm2_session **pol);
+
+/* TPM2_Sign of a digest (SHA-256, SHA-384 or SHA-512 sized) with scheme
+ * (TPM2_ALG_ECDSA, _RSASSA or _RSAPSS, the hash from the digest's
+ * size), the key's value auth; the signature is verified with pub
+ * before it is returned.  Exit 2 for a scheme the key cannot make. */
+int key_sign(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
+	     struct tpm2_session *pol, const uint8_t *auth, size_t authlen,
+	     uint16_t scheme,
+	     const uint8_t *digest, size_t dlen, struct quote_sig *sig);
+
+/* TPM2_RSA_Decrypt with OAEP (hash for the digest and MGF1: SHA-256 as a
+ * rule) and no label; the answer is encrypted on the bus.  out holds at
+ * most cap bytes. */
+int key_decrypt(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
+		struct tpm2_session *pol, const uint8_t *auth, size_t authlen,
+		uint16_t hash,
+		const uint8_t *ct, size_t ctlen, uint8_t *out, size_t cap,
+		size_t *outlen);
+
+/* Flush a loaded key and its policy session (either may be 0/NULL),
+ * keeping the error being reported. */
+void key_flush(struct tpm *t, uint32_t key, struct tpm2_session *pol);
+
+/* A signature as openssl reads it: DER ECDSA-Sig-Value for ECDSA, the
+ * raw signature for RSA.  -1 when out (cap bytes) is too small. */
+int key_sig_encode(const struct quote_sig *s, uint8_t *out, size_t cap,
+		   size_t *n);
+
+#endif

@@ -1,0 +1,99 @@
+/* Binding: data only one TPM's RSA key opens (include/job/bind.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/tpm2const.h"
+#include "crypto/rsa.h"
+#include "job/bind.h"
+
+#define OAEP_SHA256_OVERHEAD (2 * 32 + 2)	/* RFC 8017 7.1.1 */
+
+size_t bind_block_max(const struct pubkey *k)
+{
+	return k->nlen > OAEP_SHA256_OVERHEAD ?
+	       k->nlen - OAEP_SHA256_OVERHEAD : 0;
+}
+
+static int usable(const struct pubkey *k, uint32_t *ev, struct tberr *e)
+{
+	size_t bits = pubkey_rsa_bits(k);
+
+	if (k->type != KEY_RSA)
+		return err_set(e, EX_USAGE, "PUB is not an RSA key: binding "
+			       "is RSA-OAEP (keycreate --rsa --usage "
+			       "decrypt)");
+	if (bits < 2048 || bits > 4096)
+		return err_set(e, EX_USAGE, "PUB has %zu bits: binding takes "
+			       "an RSA key of 2048 to 4096 bits", bits);
+	if (pubkey_rsa_exp(k, ev))
+		return err_set(e, EX_USAGE, "PUB's RSA exponent is longer "
+			       "than 32 bits");
+	return 0;
+}
+
+int bind_encrypt(const struct pubkey *k, const uint8_t *data, size_t len,
+		 uint8_t **out, size_t *outlen, struct tberr *e)
+{
+	struct cms_rcpt r;
+	uint32_t ev;
+
+	*out = NULL;
+	if (usable(k, &ev, e))
+		return e->code;
+	if (len > bind_block_max(k)) {
+		memset(&r, 0, sizeof(r));
+		r.key = k;
+		return cms_encrypt(&r, 1, data, len, out, outlen, e);
+	}
+	if (!(*out = malloc(k->nlen)))
+		return err_set(e, EX_FAIL, "out of memory");
+	if (rsa_oaep_encrypt(k->n, k->nlen, ev, TPM2_ALG_SHA256, NULL, 0,
+			     data, len, *out, outlen)) {
+		free(*out);
+		*out = NULL;
+		return err_set(e, EX_USAGE, "RSA-OAEP encryption to PUB "
+			       "failed (not a valid RSA key)");
+	}
+	return 0;
+}
+
+int bind_decrypt(const struct pubkey *k, const uint8_t *in, size_t len,
+		 cms_oaep_fn dec, void *ctx, uint8_t **out, size_t *outlen,
+		 struct tberr *e)
+{
+	struct cms_msg *m;
+	uint8_t block[512];
+	size_t n = 0;
+	uint32_t ev;
+	int r;
+
+	*out = NULL;
+	if (usable(k, &ev, e))
+		return e->code;
+	if (len == k->nlen) {
+		r = dec(ctx, TPM2_ALG_SHA256, in, len, block, sizeof(block),
+			&n);
+		if (r > 0)
+			return err_set(e, EX_AUTH, "the key does not open it: "
+				       "it was made for another key, or it "
+				       "is damaged");
+		if (r == 0 && !(*out = malloc(n ? n : 1)))
+			r = err_set(e, EX_FAIL, "out of memory");
+		if (r == 0) {
+			memcpy(*out, block, n);
+			*outlen = n;
+		}
+		explicit_bzero(block, sizeof(block));
+		return r;
+	}
+	if (!(m = malloc(sizeof(*m))))
+		return err_set(e, EX_FAIL, "out of memory");
+	r = cms_parse(in, len, m, e);
+	if (r)
+		r = err_prefix(e, "neither one %zu-byte RSA-OAEP block nor a "
+			       "CMS message", k->nlen);
+	else
+		r = cms_open_oaep(m, k, dec, ctx, out, outlen, e);
+	free(m);
+	return r;
+}
