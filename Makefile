@@ -19,7 +19,7 @@ APPLET_SRC := $(filter-out $(OMIT_APPLETS:%=applets/%.c),\
 APPLETS := $(basename $(notdir $(APPLET_SRC)))
 LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c))
 # EXTRA_SRC: generated sources a build adds (the small build's packed help).
-SRC := main.c $(APPLET_SRC) $(LIB_SRC) $(EXTRA_SRC)
+SRC := main.c applet.c $(APPLET_SRC) $(LIB_SRC) $(EXTRA_SRC)
 OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SRC))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))

@@ -52,7 +52,7 @@ struct applet {
 };
 
 /* The usage text in an applet's table entry: the small build
- * (TPMBOX_PACKED_HELP) keeps every --help text packed instead (main.c),
+ * (TPMBOX_PACKED_HELP) keeps every --help text packed instead (applet.c),
  * and the applet's own copy is left out of the binary. */
 #ifdef TPMBOX_PACKED_HELP
 #define APPLET_USAGE(u)	((const char *)(0 * sizeof(u)))
@@ -72,6 +72,16 @@ int ctx_fail(struct ctx *c);
 /* Report a usage error (exit 2) with a printf message. */
 int ctx_usage(struct ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* After the applet's getopt loop: a usage error (exit 2) naming the first
+ * operand left, or 0 when there is none. */
+int ctx_no_operands(struct ctx *c, int argc, char **argv);
+/* Before the TPM does any work: a usage error (exit 2) naming the first
+ * of the n output paths that exists, unless flags has OUT_FORCE (-f);
+ * NULL and "-" (stdout) are skipped.  0 when every one is free.  The
+ * atomic write checks again (base/file.h): this only refuses early. */
+int ctx_outs_new(struct ctx *c, int flags, const char *const *outs, int n);
+/* The same for one path. */
+int ctx_out_new(struct ctx *c, int flags, const char *out);
 /* Print the applet's help text to stdout; returns 0. */
 int ctx_help(struct ctx *c, const struct applet *a);
 /* Print s as a JSON string (quoted, escaped) to stdout. */

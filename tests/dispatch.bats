@@ -480,7 +480,7 @@ extended() {
 	if [ -n "${TPMBOX_SECOND_PASS:-}" ]; then return 0; fi
 	d=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$d"
-	cp -r "$ROOT/Makefile" "$ROOT/main.c" "$ROOT/applets" "$ROOT/include" "$ROOT/lib" "$d/"
+	cp -r "$ROOT/Makefile" "$ROOT/main.c" "$ROOT/applet.c" "$ROOT/applets" "$ROOT/include" "$ROOT/lib" "$d/"
 	cat > "$d/applets/zzbad.c" <<-'EOF'
 	#include <getopt.h>
 	#include <stddef.h>

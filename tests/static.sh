@@ -1,6 +1,6 @@
 #!/bin/bash
 # Static analysis gate (issue 5): cppcheck and clang's scan-build over
-# lib/, applets/ and main.c must report nothing.  Exit 0 when clean, 1 on
+# lib/, applets/, main.c and applet.c must report nothing.  Exit 0 when clean, 1 on
 # any finding (printed), 3 when a tool is missing.
 cd "$(dirname "$0")/.." || exit 3
 for tool in cppcheck scan-build clang; do
@@ -13,7 +13,7 @@ trap 'rm -rf "$dir"' EXIT
 echo "== cppcheck $(cppcheck --version | sed 's/^Cppcheck //')"
 if ! cppcheck -q --enable=warning,portability,performance \
 	--error-exitcode=1 --inline-suppr -D__GNUC__ -Iinclude \
-	lib applets main.c; then
+	lib applets main.c applet.c; then
 	echo "static: cppcheck reported the findings above"
 	fail=1
 fi

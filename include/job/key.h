@@ -59,6 +59,12 @@ int key_load(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
  * an importable key). */
 int key_file_decode(const uint8_t *text, size_t n, struct ak_blob *k,
 		    const char *what, struct tberr *e);
+/* The largest key file read (a TSS2 PEM is about 2 KiB at most). */
+#define KEY_FILE_MAX	(64 * 1024)
+/* Read PATH (at most KEY_FILE_MAX bytes, base/file.h's checks) and decode
+ * it as key_file_decode does; the text is wiped. */
+int key_file_read(const char *path, struct ak_blob *k, const char *what,
+		  struct tberr *e);
 
 /* key_load's loading, for a public area already parsed and checked into
  * pub: salt 0 leaves the process session alone (akcreate's AKs sign with

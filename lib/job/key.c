@@ -4,6 +4,7 @@
 
 #include "base/buf.h"
 #include "base/der.h"
+#include "base/file.h"
 #include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/pk.h"
@@ -204,6 +205,21 @@ int key_file_decode(const uint8_t *text, size_t n, struct ak_blob *k,
 	k->privlen = t.privlen;
 out:
 	explicit_bzero(&t, sizeof(t));
+	return rc;
+}
+
+int key_file_read(const char *path, struct ak_blob *k, const char *what,
+		  struct tberr *e)
+{
+	uint8_t *text = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!(rc = file_read(path, KEY_FILE_MAX, &text, &n, e)))
+		rc = key_file_decode(text, n, k, what, e);
+	if (text)
+		explicit_bzero(text, n);
+	free(text);
 	return rc;
 }
 
