@@ -17,7 +17,7 @@ LDLIBS := -lmbedx509 -lmbedcrypto
 APPLET_SRC := $(filter-out $(OMIT_APPLETS:%=applets/%.c),\
 	$(sort $(wildcard applets/*.c)))
 APPLETS := $(basename $(notdir $(APPLET_SRC)))
-LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c))
+LIB_SRC := $(sort $(wildcard lib/*/*.c))
 # EXTRA_SRC: generated sources a build adds (the small build's packed help).
 SRC := main.c applet.c $(APPLET_SRC) $(LIB_SRC) $(EXTRA_SRC)
 OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SRC))

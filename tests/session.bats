@@ -12,8 +12,7 @@ setup_file() {
 	export SC="$BATS_FILE_TMPDIR/sesscheck"
 	local root="$BATS_TEST_DIRNAME/.."
 	cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/include" -o "$SC" \
-		"$root/tests/helpers/sesscheck.c" "$root"/lib/*.c \
-		"$root"/lib/*/*.c -lmbedx509 -lmbedcrypto
+		"$root/tests/helpers/sesscheck.c" "$root"/lib/*/*.c -lmbedx509 -lmbedcrypto
 	swtpm_start
 }
 teardown_file() { swtpm_stop; }
