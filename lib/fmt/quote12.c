@@ -507,8 +507,8 @@ int quote12_sel_parse(const char *s, uint32_t *mask, struct tberr *e)
 	for (i = 0; i < sel.n; i++) {
 		if (sel.b[i].alg != TPM2_ALG_SHA1)
 			return err_set(e, EX_USAGE, "PCR bank %s: the quote is "
-				       "from a TPM 1.2, which has only the sha1 "
-				       "bank", alg_name(sel.b[i].alg));
+				       "from a TPM 1.2, which has only the "
+				       "sha1 bank", alg_name(sel.b[i].alg));
 		*mask |= sel.b[i].all ? 0xffffff : sel.b[i].mask;
 	}
 	return 0;
