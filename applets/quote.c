@@ -1,26 +1,17 @@
 /* quote: sign PCR values with an attestation key (TPM2_Quote). */
 #include <getopt.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applet.h"
 #include "base/auth.h"
 #include "base/file.h"
-#include "base/hex.h"
-#include "fmt/pcrfile.h"
 #include "fmt/quote.h"
 #include "fmt/quote12.h"
 #include "job/attest.h"
 #include "job/tpm.h"
 #include "job/tpm12quote.h"
-#include "tpm12/da.h"
-#include "tpm12/key.h"
-#include "tpm12/session.h"
-#include "tpm2/object.h"
 #include "tpm2/pcr.h"
-#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: quote -k AKBLOB [-p SELECTION] [-n NONCE_HEX] -o QUOTE\n"
@@ -76,282 +67,154 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0}
 };
 
-/* What quote12 needs from the command line. */
-struct q12 {
-	const uint8_t *kb;
-	size_t kn;
-	const char *keyf, *selstr, *out, *msgf, *sigf, *pcrsf, *srk_s;
-	const uint8_t *nonce;
+/* The command line, for either family's steps. */
+struct req {
+	const char *keyf, *selstr, *outs[4], *owner_s, *srk_s;
+	struct authval oa;	/* --owner-auth parsed */
+	uint8_t nonce[64];	/* -n (have_nonce) */
 	size_t nonce_len;
 	int have_nonce, quote1, flags, verbose;
 };
 
 /* TPM 1.2: the AIK (a TPM_KEY) loaded under the SRK, TPM_Quote2 or
  * TPM_Quote (job/tpm12quote.h), the files. */
-static int quote12(struct ctx *c, struct tpm *t, const struct q12 *o)
+static int quote12(struct ctx *c, struct tpm *t, const struct req *o,
+		   const uint8_t *kb, size_t kn, int is12)
 {
-	struct tpm12_key *key = malloc(sizeof(*key));
-	struct quote12 *q = malloc(sizeof(*q));
-	struct pcr_vals *v = malloc(sizeof(*v));
-	uint8_t nonce[20] = { 0 }, srk[20], *qf = NULL;
-	struct pcr_sel sel, alloc;
-	struct authval sv;
-	uint32_t mask = 0, h = 0;
-	unsigned npcrs;
-	char *pt = NULL;
-	size_t qn, pn;
-	int rc = 0, i;
+	struct tpm12_quote_req r = {
+		kb, kn, o->keyf, o->selstr, o->have_nonce ? o->nonce : NULL,
+		o->nonce_len, o->srk_s, o->quote1
+	};
+	struct quote12 *q;
+	struct pcr_vals *v;
+	int rc = 0;
 
-	memset(srk, 0, sizeof(srk));
-	if (!key || !q || !v) {
+	if (o->owner_s)
+		return ctx_usage(c, "this TPM is a TPM 1.2: --owner-auth is "
+				 "TPM 2.0's (the AIK loads under the SRK with "
+				 "--srk-auth)");
+	if (!is12) {
+		ak_wrong_family(o->keyf, 0, &c->e);
+		return ctx_fail(c);
+	}
+	q = malloc(sizeof(*q));
+	v = malloc(sizeof(*v));
+	if (!q || !v) {
 		rc = ctx_usage(c, "out of memory");
-		goto done;
-	}
-	/* Step 1: the key, the selection, the nonce. */
-	if (tpm12_key_parse(o->kb, o->kn, key, o->keyf, &c->e) ||
-	    tpm12_aik_check(key, o->keyf, &c->e)) {
+	} else if (tpm12_aik_quote(t, &r, q) ||
+		   tpm12_quote_write(q, o->outs[0], o->outs[1], o->outs[2],
+				     o->outs[3], o->flags, &c->e)) {
 		rc = ctx_fail(c);
-		goto done;
-	}
-	if (tpm_pcr_parse(t, o->selstr ? o->selstr : "sha1:all", &sel) ||
-	    tpm_pcr_banks(t, &alloc, &npcrs) ||
-	    tpm_pcr_resolve(t, &sel, &alloc, npcrs)) {
-		rc = ctx_fail(c);
-		goto done;
-	}
-	for (i = 0; i < sel.n; i++)
-		mask |= sel.b[i].mask;
-	if (o->have_nonce)
-		quote12_nonce(o->nonce, o->nonce_len, nonce);
-	if (o->srk_s) {
-		if (auth_parse(o->srk_s, &sv, &c->e)) {
-			rc = ctx_fail(c);
-			goto done;
-		}
-		tpm12_auth_value(&sv, srk);
-		auth_wipe(&sv);
-	}
-	/* Step 2: load, quote, flush. */
-	if (tpm12_loadkey2(t, TPM12_KH_SRK, srk, key, &h)) {
-		if (c->e.code == EX_AUTH)
-			err_hint(&c->e, "give the SRK value with --srk-auth");
-		rc = ctx_fail(c);
-		goto done;
-	}
-	rc = tpm12_quote(t, h, key, nonce, mask, !o->quote1, q);
-	tpm12_flush_key(t, h);
-	if (rc) {
-		rc = ctx_fail(c);
-		goto done;
-	}
-	/* Step 3: the files. */
-	if ((o->out && (quote12_file_write(q, &qf, &qn, &c->e) ||
-			file_write_atomic(o->out, qf, qn, o->flags, &c->e))) ||
-	    (o->msgf && file_write_atomic(o->msgf, q->info, q->infolen,
-					  o->flags, &c->e)) ||
-	    (o->sigf && file_write_atomic(o->sigf, q->sig, q->siglen,
-					  o->flags, &c->e)) ||
-	    (o->pcrsf && (quote12_pcrs_text(q, &pt, &pn, &c->e) ||
-			  file_write_atomic(o->pcrsf, pt, pn, o->flags,
-					    &c->e)))) {
-		rc = ctx_fail(c);
-		goto done;
-	}
-	if (o->verbose) {
+	} else if (o->verbose) {
 		quote12_pcr_vals(q, v);
 		rc = ctx_print_pcrs(c, v, 0);
 	}
-done:
-	explicit_bzero(srk, sizeof(srk));
-	free(key);
 	free(q);
 	free(v);
-	free(qf);
-	free(pt);
+	return rc;
+}
+
+/* TPM 2.0: the AK blob loaded, TPM2_Quote (job/attest.h), the files. */
+static int quote20(struct ctx *c, struct tpm *t, const struct req *o,
+		   const struct ak_blob *blob, int is12, int fam,
+		   struct pcr_sel *sel, int bare)
+{
+	struct quote *q;
+	int rc = 0;
+
+	if (o->quote1 || o->srk_s)
+		return ctx_usage(c, "%s is for a TPM 1.2", o->quote1 ?
+				 "--quote1" : "--srk-auth");
+	if ((bare && pcr_sel_parse(o->selstr, sel, &c->e)) ||
+	    (is12 && ak_wrong_family(o->keyf, 1, &c->e)))
+		return ctx_fail(c);
+	if (!(q = malloc(sizeof(*q))))
+		return ctx_usage(c, "out of memory");
+	if (ak_quote_blob(t, blob, o->keyf, o->oa.v, o->oa.n, fam, o->nonce,
+			  o->nonce_len, sel, q) ||
+	    ak_quote_write(q, o->outs[0], o->outs[1], o->outs[2], o->outs[3],
+			   o->flags, &c->e))
+		rc = ctx_fail(c);
+	else if (o->verbose)
+		rc = ctx_print_pcrs(c, &q->vals, 0);
+	free(q);
 	return rc;
 }
 
 static int run(struct ctx *c, int argc, char **argv)
 {
-	const char *keyf = NULL, *selstr = NULL, *nonce_hex = NULL;
-	const char *out = NULL, *msgf = NULL, *sigf = NULL, *pcrsf = NULL;
-	const char *owner_s = NULL, *outs[4], *srk_s = NULL;
-	struct authval oa = { .n = 0 };
-	struct tpm2_public pub;
-	struct pcr_sel sel, alloc;
+	struct req o = { .flags = 0 };
+	const char *nonce_hex = NULL;
+	struct pcr_sel sel;
 	struct ak_blob blob;
-	struct quote *q = NULL;
-	uint8_t nonce[64], *kb = NULL, *qf = NULL, *pf = NULL;
-	size_t kn, qn, pn;
-	int flags = 0, verbose = 0, quote1 = 0, o, i, rc = 0, bare, is12;
-	int fam = 0;
-	long nn = 0;
-	uint32_t h = 0;
-	unsigned npcrs;
+	uint8_t *kb = NULL;
+	size_t kn = 0;
+	int opt, rc = 0, bare, is12 = 0, fam = 0;
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (o) {
-		case 'k': keyf = optarg; break;
-		case 'p': selstr = optarg; break;
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 'k': o.keyf = optarg; break;
+		case 'p': o.selstr = optarg; break;
 		case 'n': nonce_hex = optarg; break;
-		case 'o': out = optarg; break;
-		case O_MSG: msgf = optarg; break;
-		case O_SIG: sigf = optarg; break;
-		case O_PCRS: pcrsf = optarg; break;
-		case O_OWNER: owner_s = optarg; break;
-		case 'f': flags |= OUT_FORCE; break;
-		case 'v': verbose = 1; break;
-		case O_QUOTE1: quote1 = 1; break;
-		case O_SRKAUTH: srk_s = optarg; break;
+		case 'o': o.outs[0] = optarg; break;
+		case O_MSG: o.outs[1] = optarg; break;
+		case O_SIG: o.outs[2] = optarg; break;
+		case O_PCRS: o.outs[3] = optarg; break;
+		case O_OWNER: o.owner_s = optarg; break;
+		case 'f': o.flags |= OUT_FORCE; break;
+		case 'v': o.verbose = 1; break;
+		case O_QUOTE1: o.quote1 = 1; break;
+		case O_SRKAUTH: o.srk_s = optarg; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
-	if (optind < argc)
-		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
-	if (!keyf)
+	if ((rc = ctx_no_operands(c, argc, argv)))
+		return rc;
+	if (!o.keyf)
 		return ctx_usage(c, "-k AKBLOB is required");
-	if (!out && !msgf && !sigf && !pcrsf)
+	if (!o.outs[0] && !o.outs[1] && !o.outs[2] && !o.outs[3])
 		return ctx_usage(c, "-o QUOTE (or --msg/--sig/--pcrs) is "
 				 "required");
-	if (nonce_hex) {
-		nn = hex_decode(nonce_hex, nonce, sizeof(nonce));
-		if (nn < 0)
-			return ctx_usage(c, "bad nonce '%s' (hex, at most 64 "
-					 "bytes)", nonce_hex);
-	}
+	if ((o.have_nonce = nonce_hex != NULL) &&
+	    quote_nonce_parse(nonce_hex, 0, o.nonce, &o.nonce_len, &c->e))
+		return ctx_fail(c);
 	/* A bare list (0,7) is sha1's on a TPM 1.2: parsed once the family
 	 * is known; a 2.0 refuses it there as here. */
-	bare = selstr && !strchr(selstr, ':') && strcmp(selstr, "all");
-	if (!bare && pcr_sel_parse(selstr ? selstr : "sha256:all", &sel,
-				   &c->e))
+	bare = o.selstr && !strchr(o.selstr, ':') && strcmp(o.selstr, "all");
+	if ((!bare && pcr_sel_parse(o.selstr ? o.selstr : "sha256:all", &sel,
+				    &c->e)) ||
+	    (o.owner_s && auth_parse(o.owner_s, &o.oa, &c->e)))
 		return ctx_fail(c);
-	if (owner_s && auth_parse(owner_s, &oa, &c->e))
-		return ctx_fail(c);
-	outs[0] = out;
-	outs[1] = msgf;
-	outs[2] = sigf;
-	outs[3] = pcrsf;
-	for (i = 0; i < 4 && !(flags & OUT_FORCE); i++)
-		if (outs[i] && strcmp(outs[i], "-") && access(outs[i], F_OK)
-		    == 0) {
-			rc = ctx_usage(c, "%s exists (use -f to replace it)",
-				       outs[i]);
-			goto done;
-		}
+	if ((rc = ctx_outs_new(c, o.flags, o.outs, 4)))
+		goto done;
 
 	/* Step 1: the key, checked before the TPM is touched (a TPM 1.2's
 	 * AIK, a TPM_KEY, once the family is known). */
-	if (file_read(keyf, 64 * 1024, &kb, &kn, &c->e)) {
-		err_prefix(&c->e, "%s", keyf);
+	if (ak_quote_key_read(o.keyf, &kb, &kn, &blob, &is12, &c->e)) {
 		rc = ctx_fail(c);
 		goto done;
 	}
-	is12 = kn >= 4 && ((kb[0] == 1 && kb[1] == 1 && !kb[2] && !kb[3]) ||
-			   (!kb[0] && kb[1] == 0x28));
-	if (!is12 && ak_blob_decode(kb, kn, &blob, &c->e)) {
-		rc = ctx_fail(c);
-		goto done;
-	}
-	/* The family decides the job.  Known already (a device, or an SRK
-	 * pin's salted session, where a 1.2 is a usage error), or asked for
-	 * a 1.2 AIK or a bare PCR list; for a 2.0 AK the 2.0 job's first
-	 * command tells it. */
+	/* Step 2: the family decides the job.  Known already (a device, or
+	 * an SRK pin's salted session, where a 1.2 is a usage error), or
+	 * asked for a 1.2 AIK or a bare PCR list; for a 2.0 AK the 2.0
+	 * job's first command tells it. */
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
 	    (!(fam = tpm_family_known(t)) && (is12 || bare) &&
 	     !(fam = tpm_family(t)))) {
 		rc = ctx_fail(c);
 		goto done;
 	}
-	if (fam == TPM_FAMILY_12) {
-		struct q12 q12 = {
-			kb, kn, keyf, selstr, out, msgf, sigf, pcrsf, srk_s,
-			nonce, (size_t)nn, nonce_hex != NULL, quote1, flags,
-			verbose
-		};
-
-		if (owner_s)
-			rc = ctx_usage(c, "this TPM is a TPM 1.2: "
-				       "--owner-auth is TPM 2.0's (the AIK "
-				       "loads under the SRK with --srk-auth)");
-		else if (!is12)
-			rc = ctx_usage(c, "%s is a TPM 2.0 attestation key, "
-				       "and this TPM is a TPM 1.2 (its AIKs "
-				       "come from akcreate on it, or "
-				       "tpm_mkaik)", keyf);
-		else
-			rc = quote12(c, t, &q12);
-		goto done;
-	}
-	if (quote1 || srk_s) {
-		rc = ctx_usage(c, "%s is for a TPM 1.2", quote1 ? "--quote1" :
-			       "--srk-auth");
-		goto done;
-	}
-	if (bare && pcr_sel_parse(selstr, &sel, &c->e)) {
-		rc = ctx_fail(c);
-		goto done;
-	}
-	if (is12) {
-		rc = ctx_usage(c, "%s is a TPM 1.2 AIK (a TPM_KEY), and this "
-			       "TPM is a TPM 2.0", keyf);
-		goto done;
-	}
-	/* Step 2: the selection against this TPM's banks, load, quote. */
-	if (!(q = malloc(sizeof(*q)))) {
-		rc = ctx_usage(c, "out of memory");
-		goto done;
-	}
-	if ((rc = tpm2_pcr_banks(t, &alloc, &npcrs)) &&
-	    tpm_answered_12(t, rc, fam)) {
-		rc = ctx_usage(c, "%s is a TPM 2.0 attestation key, and this "
-			       "TPM is a TPM 1.2 (its AIKs come from akcreate "
-			       "on it, or tpm_mkaik)", keyf);
-		goto done;
-	}
-	if (rc || pcr_sel_resolve(&sel, &alloc, npcrs, &c->e) ||
-	    ak_load(t, &blob, oa.v, oa.n, &h, &pub)) {
-		rc = ctx_fail(c);
-		goto done;
-	}
-	rc = ak_quote(t, h, &pub, nonce, (size_t)nn, &sel, q);
-	tpm2_flush(t, h);
-	if (rc) {
-		rc = ctx_fail(c);
-		goto done;
-	}
-	/* Step 3: the files. */
-	if ((out && (quote_file_write(q, &qf, &qn, &c->e) ||
-		     file_write_atomic(out, qf, qn, flags, &c->e))) ||
-	    (msgf && file_write_atomic(msgf, q->attest, q->attest_len, flags,
-				       &c->e)) ||
-	    (sigf && file_write_atomic(sigf, q->sig, q->sig_len, flags,
-				       &c->e)) ||
-	    (pcrsf && (quote_tools_pcrs_write(&q->sel, &q->vals, &pf, &pn,
-					      &c->e) ||
-		       file_write_atomic(pcrsf, pf, pn, flags, &c->e)))) {
-		rc = ctx_fail(c);
-		goto done;
-	}
-	if (verbose) {
-		char *text = pcr_format_text(&q->vals);
-
-		if (!text) {
-			rc = ctx_usage(c, "out of memory");
-			goto done;
-		}
-		fputs(text, stdout);
-		free(text);
-	}
+	/* Step 3: that family's quote, the files. */
+	rc = fam == TPM_FAMILY_12 ? quote12(c, t, &o, kb, kn, is12) :
+	     quote20(c, t, &o, &blob, is12, fam, &sel, bare);
 done:
-	auth_wipe(&oa);
+	auth_wipe(&o.oa);
 	explicit_bzero(&blob, sizeof(blob));
 	if (kb)
 		explicit_bzero(kb, kn);
 	free(kb);
-	free(qf);
-	free(pf);
-	free(q);
 	return rc;
 }
 

@@ -123,6 +123,14 @@ int quote_failed(struct tberr *e, const char *check, const char *fmt, ...)
 int quote_check(const struct quote *q, const struct quote_want *w,
 		struct tberr *e);
 
+/* -n HEX: a nonce of min to 64 bytes into out; exit 2 "bad nonce" when it
+ * is not one. */
+int quote_nonce_parse(const char *hex, size_t min, uint8_t out[64],
+		      size_t *len, struct tberr *e);
+/* -p SEL: the selection a quote must cover, its banks named ("all" alone
+ * is exit 2), a bank's "all" standing for PCRs 0-23. */
+int quote_sel_want(const char *s, struct pcr_sel *sel, struct tberr *e);
+
 /* A log replay against the quoted values (check is "event log" or "IMA
  * log"): every PCR both hold must be equal, and at least one must be in
  * both, else the log proves nothing about the quote.  Returns 0, or 1

@@ -68,6 +68,8 @@ int quote12_from_getquote(const uint8_t *sig, size_t siglen,
 			  const uint8_t nonce[TPM12_SHA1], struct quote12 *q,
 			  struct tberr *e);
 
+/* Whether p starts as a TPM_KEY or a TPM_KEY12 does (an AIK blob). */
+int quote12_is_tpm_key(const uint8_t *p, size_t n);
 /* An AIK's public key from -k: tpmbox's or tpm_mkaik's AIK blob (a
  * TPM_KEY of usage TPM_KEY_IDENTITY: *aik = 1), tpm_mkaik's public key
  * file (TrouSerS' DER blob), a bare TPM_PUBKEY, or an RSA public key in
@@ -93,6 +95,10 @@ struct quote12_want {
 	int has_mask;		/* the PCRs the quote must cover */
 	uint32_t mask;
 };
+
+/* -p SEL for a 1.2 quote: the sha1 bank only, a bare list ("0,7") or
+ * "all" meaning it; the PCRs as a mask.  Exit 2 otherwise. */
+int quote12_sel_parse(const char *s, uint32_t *mask, struct tberr *e);
 
 /* Every check, in order: signature, structure, nonce, PCR selection,
  * PCR digest.  0, or EX_FAIL with "CHECK check failed: why". */

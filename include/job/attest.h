@@ -101,4 +101,27 @@ int ak_quote(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	     const uint8_t *nonce, size_t nlen, const struct pcr_sel *sel,
 	     struct quote *q);
 
+/* quote's steps on a TPM 2.0. */
+/* The usage error (exit 2) of a key of the other family: keyf is a TPM
+ * 1.2 AIK (is12) on a TPM 2.0, or a TPM 2.0 AK on a TPM 1.2. */
+int ak_wrong_family(const char *keyf, int is12, struct tberr *e);
+/* quote's -k, read before the TPM is touched: an AK blob (decoded into
+ * b), or a TPM 1.2 AIK's TPM_KEY (*is12 set; checked once the family is
+ * known).  *data (malloc'd) holds the file: wipe and free it. */
+int ak_quote_key_read(const char *path, uint8_t **data, size_t *n,
+		      struct ak_blob *b, int *is12, struct tberr *e);
+/* The selection against the TPM's banks (sel resolved in place), the AK
+ * loaded (owner_auth: for an SRK made again), ak_quote, the AK flushed.
+ * fam is what tpm_family_known said: a TPM 1.2 that refuses the first
+ * command is ak_wrong_family's error.  Errors in t->e. */
+int ak_quote_blob(struct tpm *t, const struct ak_blob *b, const char *keyf,
+		  const uint8_t *owner_auth, size_t owner_authlen, int fam,
+		  const uint8_t *nonce, size_t nlen, struct pcr_sel *sel,
+		  struct quote *q);
+/* The output files (NULL: not written; flags as file_write_atomic's):
+ * out the QUOTE file, msgf, sigf and pcrsf tpm2_quote's -m, -s and -o. */
+int ak_quote_write(const struct quote *q, const char *out, const char *msgf,
+		   const char *sigf, const char *pcrsf, int flags,
+		   struct tberr *e);
+
 #endif

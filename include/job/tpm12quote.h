@@ -56,4 +56,26 @@ int tpm12_quote(struct tpm *t, uint32_t handle, const struct tpm12_key *k,
 		const uint8_t nonce[TPM12_SHA1], uint32_t mask, int quote2,
 		struct quote12 *q);
 
+/* quote's job on a TPM 1.2: the AIK's TPM_KEY (key, from keyf: parsed,
+ * checked with tpm12_aik_check) loaded under the SRK, tpm12_quote over
+ * the PCRs of sel (NULL: sha1:all; a bare list is sha1's), flushed. */
+struct tpm12_quote_req {
+	const uint8_t *key;
+	size_t keylen;
+	const char *keyf;
+	const char *sel;
+	const uint8_t *nonce;	/* 1..64 bytes (quote12_nonce); NULL: 0s */
+	size_t nonce_len;
+	const char *srk_auth;	/* AUTH; NULL: the well-known secret */
+	int quote1;		/* TPM_Quote, not TPM_Quote2 */
+};
+int tpm12_aik_quote(struct tpm *t, const struct tpm12_quote_req *r,
+		    struct quote12 *q);
+/* The output files (NULL: not written; flags as file_write_atomic's):
+ * out tpmbox's 1.2 QUOTE file, msgf the signed TPM_QUOTE_INFO(2), sigf
+ * the bare signature and pcrsf the N=HEX lines (tpm_getquote's two). */
+int tpm12_quote_write(const struct quote12 *q, const char *out,
+		      const char *msgf, const char *sigf, const char *pcrsf,
+		      int flags, struct tberr *e);
+
 #endif

@@ -109,4 +109,36 @@ struct ima_field {
  * (at most max; the parser already checked the lengths). */
 int imalog_fields(const struct ima_entry *en, struct ima_field *f, int max);
 
+/* Read path (at most IMA_MAX_FILE bytes) and parse it into log, which
+ * points into *buf: free it after imalog_free.  A parse error is prefixed
+ * with the path (file_read's own message names it already). */
+int imalog_read_file(const char *path, uint8_t **buf, struct imalog *log,
+		     struct tberr *e);
+/* A bank list (-b "sha1,sha256") of banks an IMA log can be replayed in;
+ * exit 2 naming one it cannot. */
+int imalog_banks_parse(const char *s, uint16_t *algs, int *n,
+		       struct tberr *e);
+
+/* The list as ascii_runtime_measurements shows it (the fields of the
+ * kernel's built-in templates; another template's data as hex), or as
+ * JSON {"entries": [...]}: malloc'd text, NULL on out-of-memory. */
+char *imalog_format(const struct imalog *log, int json);
+
+struct tpm;
+/* The TPM's allocated banks an IMA log can be replayed in (algs holds
+ * TPM2_MAX_BANKS); exit 1 when there is none.  Errors in t->e. */
+int imalog_tpm_banks(struct tpm *t, uint16_t *algs, int *n);
+/* The PCRs the list in path extends (a first read, before the TPM's
+ * values are, for imalog_check). */
+int imalog_file_pcrs(const char *path, uint32_t *touched, struct tberr *e);
+/* imalog --check: the PCRs in touched of banks algs read from the TPM
+ * first, then the list in path (so the list can only be ahead of them),
+ * then per bank the prefix of the list that replays to them.  *report
+ * (malloc'd, also on failure: print it before the error) says per bank
+ * how far it matches, or how it differs.  0 when every bank compared
+ * matches; exit 1 naming the banks that differ, or when none could be
+ * compared.  Errors in t->e. */
+int imalog_check(struct tpm *t, const char *path, const uint16_t *algs,
+		 int nb, uint32_t touched, char **report);
+
 #endif

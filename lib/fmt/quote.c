@@ -675,3 +675,30 @@ int quote_match_replay(const struct pcr_vals *quoted,
 			      "PCRs");
 	return 0;
 }
+
+int quote_nonce_parse(const char *hex, size_t min, uint8_t out[64],
+		      size_t *len, struct tberr *e)
+{
+	long n = hex_decode(hex, out, 64);
+
+	if (n < 0 || (size_t)n < min)
+		return err_set(e, EX_USAGE, "bad nonce '%s' (hex, at most 64 "
+			       "bytes)", hex);
+	*len = (size_t)n;
+	return 0;
+}
+
+int quote_sel_want(const char *s, struct pcr_sel *sel, struct tberr *e)
+{
+	int i, rc;
+
+	if ((rc = pcr_sel_parse(s, sel, e)))
+		return rc;
+	if (sel->all)
+		return err_set(e, EX_USAGE, "name the banks in -p, e.g. "
+			       "sha256:all");
+	for (i = 0; i < sel->n; i++)
+		if (sel->b[i].all)
+			sel->b[i].mask = 0xffffff;
+	return 0;
+}

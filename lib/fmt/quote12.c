@@ -317,6 +317,13 @@ static int key_from_vkey(const uint8_t *p, size_t n, struct tpm12_pubkey *k,
 	return 0;
 }
 
+int quote12_is_tpm_key(const uint8_t *p, size_t n)
+{
+	/* TPM_KEY's version 1.1.0.0, or TPM_KEY12's tag */
+	return n >= 4 && ((p[0] == 1 && p[1] == 1 && !p[2] && !p[3]) ||
+			  (p[0] == 0 && p[1] == 0x28));
+}
+
 int quote12_key_load(const uint8_t *p, size_t n, struct tpm12_pubkey *k,
 		     int *aik, struct tberr *e)
 {
@@ -328,8 +335,7 @@ int quote12_key_load(const uint8_t *p, size_t n, struct tpm12_pubkey *k,
 	if (n >= 2 && p[0] == 0x30 &&
 	    tss_pubkey_blob_parse(p, n, k, "key", &ign) == 0)
 		return 0;
-	if (n >= 4 && ((p[0] == 1 && p[1] == 1 && !p[2] && !p[3]) ||
-		       (p[0] == 0 && p[1] == 0x28))) {
+	if (quote12_is_tpm_key(p, n)) {
 		if (!(key = malloc(sizeof(*key))))
 			return err_set(e, EX_FAIL, "out of memory");
 		if (tpm12_key_parse(p, n, key, "key", &ign) == 0) {
@@ -478,4 +484,32 @@ void quote12_pcr_vals(const struct quote12 *q, struct pcr_vals *v)
 		memcpy(v->v[v->n].d, q->vals[j++], TPM12_SHA1);
 		v->n++;
 	}
+}
+
+int quote12_sel_parse(const char *s, uint32_t *mask, struct tberr *e)
+{
+	struct pcr_sel sel;
+	char buf[256];
+	int i, rc;
+
+	if (!strchr(s, ':') && strcmp(s, "all")) {
+		if (strlen(s) > sizeof(buf) - 6)
+			return err_set(e, EX_USAGE, "bad PCR selection '%s'",
+				       s);
+		snprintf(buf, sizeof(buf), "sha1:%s", s);
+		s = buf;
+	} else if (!strcmp(s, "all")) {
+		s = "sha1:all";
+	}
+	if ((rc = pcr_sel_parse(s, &sel, e)))
+		return rc;
+	*mask = 0;
+	for (i = 0; i < sel.n; i++) {
+		if (sel.b[i].alg != TPM2_ALG_SHA1)
+			return err_set(e, EX_USAGE, "PCR bank %s: the quote is "
+				       "from a TPM 1.2, which has only the "
+				       "sha1 bank", alg_name(sel.b[i].alg));
+		*mask |= sel.b[i].all ? 0xffffff : sel.b[i].mask;
+	}
+	return 0;
 }

@@ -2,13 +2,16 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/file.h"
 #include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/pk.h"
 #include "crypto/verify.h"
+#include "fmt/quote12.h"
 #include "fmt/tpmkey.h"
 #include "job/attest.h"
 #include "job/key.h"
+#include "job/tpm.h"
 #include "tpm2/cmd.h"
 #include "tpm2/policy.h"
 #include "tpm2/session.h"
@@ -338,4 +341,74 @@ int ak_pub_load(const uint8_t *data, size_t n, struct tpm2_public *pub,
 		return AK_PUB_TPM2B;
 	}
 	return AK_PUB_NONE;
+}
+
+int ak_wrong_family(const char *keyf, int is12, struct tberr *e)
+{
+	if (is12)
+		return err_set(e, EX_USAGE, "%s is a TPM 1.2 AIK (a TPM_KEY), "
+			       "and this TPM is a TPM 2.0", keyf);
+	return err_set(e, EX_USAGE, "%s is a TPM 2.0 attestation key, and "
+		       "this TPM is a TPM 1.2 (its AIKs come from akcreate on "
+		       "it, or tpm_mkaik)", keyf);
+}
+
+int ak_quote_key_read(const char *path, uint8_t **data, size_t *n,
+		      struct ak_blob *b, int *is12, struct tberr *e)
+{
+	*is12 = 0;
+	if (file_read(path, KEY_FILE_MAX, data, n, e)) {
+		err_prefix(e, "%s", path);
+		return e->code ? e->code : EX_FAIL;
+	}
+	*is12 = quote12_is_tpm_key(*data, *n);
+	if (!*is12 && ak_blob_decode(*data, *n, b, e))
+		return e->code ? e->code : EX_FAIL;
+	return 0;
+}
+
+int ak_quote_blob(struct tpm *t, const struct ak_blob *b, const char *keyf,
+		  const uint8_t *owner_auth, size_t owner_authlen, int fam,
+		  const uint8_t *nonce, size_t nlen, struct pcr_sel *sel,
+		  struct quote *q)
+{
+	struct tpm2_public pub;
+	struct pcr_sel alloc;
+	unsigned npcrs;
+	uint32_t h = 0;
+	int rc;
+
+	/* The selection against this TPM's banks: the job's first command,
+	 * which a TPM 1.2 refuses when the family was not known. */
+	if ((rc = tpm2_pcr_banks(t, &alloc, &npcrs)) &&
+	    tpm_answered_12(t, rc, fam))
+		return ak_wrong_family(keyf, 0, t->e);
+	if (rc || pcr_sel_resolve(sel, &alloc, npcrs, t->e) ||
+	    ak_load(t, b, owner_auth, owner_authlen, &h, &pub))
+		return t->e->code ? t->e->code : EX_FAIL;
+	rc = ak_quote(t, h, &pub, nonce, nlen, sel, q);
+	tpm2_flush(t, h);
+	return rc;
+}
+
+int ak_quote_write(const struct quote *q, const char *out, const char *msgf,
+		   const char *sigf, const char *pcrsf, int flags,
+		   struct tberr *e)
+{
+	uint8_t *qf = NULL, *pf = NULL;
+	size_t qn, pn;
+	int rc = 0;
+
+	if ((out && (quote_file_write(q, &qf, &qn, e) ||
+		     file_write_atomic(out, qf, qn, flags, e))) ||
+	    (msgf && file_write_atomic(msgf, q->attest, q->attest_len, flags,
+				       e)) ||
+	    (sigf && file_write_atomic(sigf, q->sig, q->sig_len, flags, e)) ||
+	    (pcrsf && (quote_tools_pcrs_write(&q->sel, &q->vals, &pf, &pn,
+					      e) ||
+		       file_write_atomic(pcrsf, pf, pn, flags, e))))
+		rc = e->code ? e->code : EX_FAIL;
+	free(qf);
+	free(pf);
+	return rc;
 }

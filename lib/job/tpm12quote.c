@@ -1,13 +1,20 @@
 /* TPM 1.2 attestation: TPM_MakeIdentity, TPM_Quote, TPM_Quote2
  * (job/tpm12quote.h). */
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/auth.h"
+#include "base/file.h"
 #include "base/tpm2const.h"
 #include "crypto/hash.h"
+#include "job/tpm.h"
 #include "job/tpm12quote.h"
 #include "tpm12/cmd.h"
+#include "tpm12/da.h"
+#include "tpm12/key.h"
 #include "tpm12/pcr.h"
 #include "tpm12/session.h"
+#include "tpm2/pcr.h"
 
 static const uint8_t wks[20];	/* the well-known secret */
 
@@ -289,4 +296,77 @@ int tpm12_quote(struct tpm *t, uint32_t handle, const struct tpm12_key *k,
 	return err_set(t->e, EX_FAIL, "TPM_Quote2: the PCRs changed after "
 		       "each of 3 quotes (values read after it no longer "
 		       "hash to the quoted digest)");
+}
+
+int tpm12_aik_quote(struct tpm *t, const struct tpm12_quote_req *r,
+		    struct quote12 *q)
+{
+	struct tpm12_key *key = malloc(sizeof(*key));
+	uint8_t nonce[20] = { 0 }, srk[20];
+	struct pcr_sel sel, alloc;
+	struct authval sv;
+	uint32_t mask = 0, h = 0;
+	unsigned npcrs;
+	int rc = 0, i;
+
+	memset(srk, 0, sizeof(srk));
+	if (!key) {
+		rc = err_set(t->e, EX_USAGE, "out of memory");
+		goto done;
+	}
+	/* The key, the selection, the nonce. */
+	if (tpm12_key_parse(r->key, r->keylen, key, r->keyf, t->e) ||
+	    tpm12_aik_check(key, r->keyf, t->e) ||
+	    tpm_pcr_parse(t, r->sel ? r->sel : "sha1:all", &sel) ||
+	    tpm_pcr_banks(t, &alloc, &npcrs) ||
+	    tpm_pcr_resolve(t, &sel, &alloc, npcrs)) {
+		rc = t->e->code ? t->e->code : EX_FAIL;
+		goto done;
+	}
+	for (i = 0; i < sel.n; i++)
+		mask |= sel.b[i].mask;
+	if (r->nonce)
+		quote12_nonce(r->nonce, r->nonce_len, nonce);
+	if (r->srk_auth) {
+		if (auth_parse(r->srk_auth, &sv, t->e)) {
+			rc = t->e->code ? t->e->code : EX_FAIL;
+			goto done;
+		}
+		tpm12_auth_value(&sv, srk);
+		auth_wipe(&sv);
+	}
+	/* Load, quote, flush. */
+	if (tpm12_loadkey2(t, TPM12_KH_SRK, srk, key, &h)) {
+		if (t->e->code == EX_AUTH)
+			err_hint(t->e, "give the SRK value with --srk-auth");
+		rc = t->e->code ? t->e->code : EX_FAIL;
+		goto done;
+	}
+	rc = tpm12_quote(t, h, key, nonce, mask, !r->quote1, q);
+	tpm12_flush_key(t, h);
+done:
+	explicit_bzero(srk, sizeof(srk));
+	free(key);
+	return rc;
+}
+
+int tpm12_quote_write(const struct quote12 *q, const char *out,
+		      const char *msgf, const char *sigf, const char *pcrsf,
+		      int flags, struct tberr *e)
+{
+	uint8_t *qf = NULL;
+	char *pt = NULL;
+	size_t qn, pn;
+	int rc = 0;
+
+	if ((out && (quote12_file_write(q, &qf, &qn, e) ||
+		     file_write_atomic(out, qf, qn, flags, e))) ||
+	    (msgf && file_write_atomic(msgf, q->info, q->infolen, flags, e)) ||
+	    (sigf && file_write_atomic(sigf, q->sig, q->siglen, flags, e)) ||
+	    (pcrsf && (quote12_pcrs_text(q, &pt, &pn, e) ||
+		       file_write_atomic(pcrsf, pt, pn, flags, e))))
+		rc = e->code ? e->code : EX_FAIL;
+	free(qf);
+	free(pt);
+	return rc;
 }

@@ -17,14 +17,18 @@
  *     6.1, where sha384 and sha512 are modules);
  *   - ima_add_template_entry appends to the list first and extends the
  *     PCR after, so the list read after the PCRs may be longer. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "base/hex.h"
 #include "crypto/hash.h"
+#include "log/eventlog.h"
 #include "log/imalog.h"
+#include "tpm2/cmd.h"
 
 #define IMA_NAME_PAD 256	/* IMA_EVENT_NAME_LEN_MAX + 1 */
 
@@ -392,4 +396,418 @@ int imalog_fields(const struct ima_entry *en, struct ima_field *f, int max)
 		f[k++].p = tb_get_ref(&b, n);
 	}
 	return k;
+}
+
+int imalog_read_file(const char *path, uint8_t **buf, struct imalog *log,
+		     struct tberr *e)
+{
+	size_t len;
+
+	*buf = NULL;
+	if (file_read(path, IMA_MAX_FILE, buf, &len, e))
+		return e->code ? e->code : EX_IO;
+	if (imalog_parse(*buf, len, log, e)) {
+		free(*buf);
+		*buf = NULL;
+		err_prefix(e, "%s", path);
+		return e->code ? e->code : EX_FAIL;
+	}
+	return 0;
+}
+
+int imalog_banks_parse(const char *s, uint16_t *algs, int *n,
+		       struct tberr *e)
+{
+	int i, rc;
+
+	if ((rc = pcr_banks_parse(s, algs, n, e)))
+		return rc;
+	for (i = 0; i < *n; i++)
+		if (!imalog_bank_ok(algs[i]) || !hash_supported(algs[i]))
+			return err_set(e, EX_USAGE, "cannot replay an IMA log "
+				       "in bank %s (sha1, sha256, sha384, "
+				       "sha512 can be)", alg_name(algs[i]));
+	return 0;
+}
+
+int imalog_tpm_banks(struct tpm *t, uint16_t *algs, int *n)
+{
+	struct pcr_sel alloc;
+	unsigned npcrs;
+	int i;
+
+	*n = 0;
+	if (tpm2_pcr_banks(t, &alloc, &npcrs))
+		return t->e->code ? t->e->code : EX_FAIL;
+	for (i = 0; i < alloc.n; i++)
+		if (imalog_bank_ok(alloc.b[i].alg) &&
+		    hash_supported(alloc.b[i].alg))
+			algs[(*n)++] = alloc.b[i].alg;
+	if (!*n)
+		return err_set(t->e, EX_FAIL, "the TPM has no bank an IMA log "
+			       "can be replayed in");
+	return 0;
+}
+
+/* --- text ---------------------------------------------------------------- */
+
+/* A growing string; oom set (and the text dropped) when memory runs out. */
+struct out {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void out_printf(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (o->oom)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(o->p ? o->p + o->len : NULL, o->p ? o->cap - o->len : 0,
+		      fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	if (!o->p || (size_t)r >= o->cap - o->len) {
+		size_t cap = o->cap ? o->cap : 256;
+		char *p;
+
+		while (cap - o->len <= (size_t)r)
+			cap *= 2;
+		if (!(p = realloc(o->p, cap))) {
+			free(o->p);
+			o->p = NULL;
+			o->oom = 1;
+			return;
+		}
+		o->p = p;
+		o->cap = cap;
+		va_start(ap, fmt);
+		vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+		va_end(ap);
+	}
+	o->len += (size_t)r;
+}
+
+static void out_char(struct out *o, int ch)
+{
+	out_printf(o, "%c", ch);
+}
+
+/* The text made, or NULL when memory ran out (an empty text is ""). */
+static char *out_done(struct out *o)
+{
+	if (!o->oom && !o->p)
+		out_printf(o, "%s", "");
+	return o->oom ? NULL : o->p;
+}
+
+/* Text of a file name: the bytes as the kernel prints them, with control
+ * characters made visible. */
+static void put_path(struct out *o, const uint8_t *p, uint32_t n, int json)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (json && (p[i] == '"' || p[i] == '\\'))
+			out_printf(o, "\\%c", p[i]);
+		else if (json && (p[i] < 0x20 || p[i] >= 0x7f))
+			out_printf(o, "\\u%04x", p[i]);
+		else
+			out_char(o, p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i]);
+	}
+}
+
+static void put_hex(struct out *o, const uint8_t *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		out_printf(o, "%02x", p[i]);
+}
+
+/* How ascii_runtime_measurements shows the fields of the kernel's built-in
+ * templates (security/integrity/ima/ima_template.c): 'd' a digest with its
+ * "alg:" prefix (d-ng, d-ngv2), 'n' a name, 'x' hex (d, sig, buf, modsig,
+ * d-modsig).  Each field is preceded by one blank, an empty field shows
+ * nothing after it (hence the trailing blank of an unsigned ima-sig). */
+static const struct {
+	const char *name, *fields;
+} tpl_show[] = {
+	{ "ima", "xn" },
+	{ "ima-ng", "dn" },
+	{ "ima-ngv2", "dn" },
+	{ "ima-sig", "dnx" },
+	{ "ima-sigv2", "dnx" },
+	{ "ima-buf", "dnx" },
+	{ "ima-modsig", "dnxxx" },
+};
+
+/* A d-ng field: "alg:" NUL digest, shown as alg:hex. */
+static void put_digest_ng(struct out *o, const uint8_t *p, uint32_t n)
+{
+	const uint8_t *z = memchr(p, '\0', n);
+
+	if (z && z > p && z[-1] == ':') {
+		out_printf(o, "%.*s", (int)(z - p), (const char *)p);
+		put_hex(o, z + 1, n - (uint32_t)(z - p) - 1);
+	} else {
+		put_hex(o, p, n);
+	}
+}
+
+static void text_entry(struct out *o, const struct ima_entry *en)
+{
+	struct ima_field f[IMA_MAX_FIELDS];
+	const char *show = NULL;
+	size_t t;
+	int k, nf;
+
+	out_printf(o, "%u ", en->pcr);
+	put_hex(o, en->hash, 20);
+	out_printf(o, " %s", en->name);
+	for (t = 0; t < sizeof(tpl_show) / sizeof(tpl_show[0]); t++)
+		if (strcmp(en->name, tpl_show[t].name) == 0)
+			show = tpl_show[t].fields;
+	nf = imalog_fields(en, f, IMA_MAX_FIELDS);
+	if (!show || nf != (int)strlen(show)) {
+		/* A template tpmbox does not know: its data as hex. */
+		out_char(o, ' ');
+		put_hex(o, en->tdata, en->tlen);
+		out_char(o, '\n');
+		return;
+	}
+	for (k = 0; k < nf; k++) {
+		out_char(o, ' ');
+		if (!f[k].len)
+			continue;
+		if (show[k] == 'd')
+			put_digest_ng(o, f[k].p, f[k].len);
+		else if (show[k] == 'n')
+			/* n-ng carries its NUL; the kernel shows the string */
+			put_path(o, f[k].p, f[k].len && !f[k].p[f[k].len - 1] ?
+				 f[k].len - 1 : f[k].len, 0);
+		else
+			put_hex(o, f[k].p, f[k].len);
+	}
+	out_char(o, '\n');
+}
+
+static void json_entry(struct out *o, const struct ima_entry *en, int first)
+{
+	out_printf(o, "%s\n    {\"num\": %u, \"offset\": %zu, \"pcr\": %u, "
+		   "\"template_hash\": \"", first ? "" : ",", en->num,
+		   en->offset, en->pcr);
+	put_hex(o, en->hash, 20);
+	out_printf(o, "\", \"invalid\": %s, \"template\": \"%s\"",
+		   en->invalid ? "true" : "false", en->name);
+	if (en->digest) {
+		out_printf(o, ", \"digest_alg\": \"%s\", \"digest\": \"",
+			   en->dalg);
+		put_hex(o, en->digest, en->dsize);
+		out_printf(o, "\", \"path\": \"");
+		put_path(o, en->path, en->plen, 1);
+		out_printf(o, "\"");
+		if (en->sig) {
+			out_printf(o, ", \"signature\": \"");
+			put_hex(o, en->sig, en->slen);
+			out_printf(o, "\"");
+		}
+	}
+	out_printf(o, ", \"template_data\": \"");
+	put_hex(o, en->tdata, en->tlen);
+	out_printf(o, "\"}");
+}
+
+char *imalog_format(const struct imalog *log, int json)
+{
+	struct out o = { NULL, 0, 0, 0 };
+	uint32_t k;
+
+	if (json) {
+		out_printf(&o, "{\n  \"entries\": [");
+		for (k = 0; k < log->n; k++)
+			json_entry(&o, &log->ent[k], k == 0);
+		out_printf(&o, "\n  ]\n}\n");
+	} else {
+		for (k = 0; k < log->n; k++)
+			text_entry(&o, &log->ent[k]);
+	}
+	return out_done(&o);
+}
+
+/* --- against the TPM ----------------------------------------------------- */
+
+int imalog_file_pcrs(const char *path, uint32_t *touched, struct tberr *e)
+{
+	struct imalog log;
+	uint8_t *buf;
+	int rc;
+
+	if ((rc = imalog_read_file(path, &buf, &log, e)))
+		return rc;
+	*touched = imalog_pcrs(&log);
+	imalog_free(&log);
+	free(buf);
+	return 0;
+}
+
+/* "sha256:10" or "sha256:10,11": the PCRs of one bank the list extends. */
+static void bank_pcrs(char *out, size_t cap, uint16_t bank, uint32_t mask)
+{
+	size_t off = (size_t)snprintf(out, cap, "%s:", alg_name(bank));
+	int p, first = 1;
+
+	for (p = 0; p < 32 && off < cap; p++)
+		if (mask & (1u << p)) {
+			off += (size_t)snprintf(out + off, cap - off, "%s%d",
+						first ? "" : ",", p);
+			first = 0;
+		}
+}
+
+/* A bank no prefix of the list replays to: the full list's replay (own
+ * digests) against the TPM, PCR by PCR. */
+static int report_differ(struct out *o, const struct imalog *log,
+			 uint16_t bank, const struct pcr_vals *got,
+			 struct pcr_vals *full, struct tberr *e)
+{
+	char hx[2 * TPM2_MAX_DIGEST + 1], ht[2 * TPM2_MAX_DIGEST + 1];
+	int j, k;
+
+	full->n = 0;
+	if (imalog_replay(log, bank, full, e))
+		return e->code ? e->code : EX_FAIL;
+	for (k = 0; k < full->n; k++) {
+		const struct pcr_val *f = &full->v[k];
+
+		for (j = 0; j < got->n; j++)
+			if (got->v[j].alg == f->alg &&
+			    got->v[j].idx == f->idx && got->v[j].len)
+				break;
+		if (j == got->n)
+			continue;
+		hex_encode(f->d, f->len, hx);
+		hex_encode(got->v[j].d, got->v[j].len, ht);
+		out_printf(o, "%s:%u differs: log %s tpm %s\n",
+			   alg_name(f->alg), f->idx, hx, ht);
+	}
+	return 0;
+}
+
+/* Per bank the prefix of the list that replays to the TPM's values got;
+ * the banks that match none named in bad. */
+static int check_banks(struct out *o, const struct imalog *log,
+		       const uint16_t *algs, int nb, uint32_t touched,
+		       const struct pcr_vals *got, struct pcr_vals *full,
+		       char *bad, size_t badcap, int *nbad, int *nok,
+		       struct tberr *e)
+{
+	char name[160];
+	int i, rc;
+
+	for (i = 0; i < nb; i++) {
+		struct ima_match m;
+
+		if (imalog_match(log, algs[i], got, &m, e))
+			return e->code ? e->code : EX_FAIL;
+		if (!m.compared)
+			continue;
+		bank_pcrs(name, sizeof(name), algs[i], touched);
+		if (m.matched) {
+			(*nok)++;
+			out_printf(o, "%s match%s the list", name,
+				   strchr(name, ',') ? "" : "es");
+			if (m.how == IMA_DIGEST_SHA1_PADDED)
+				out_printf(o, " with SHA-1 template digests "
+					   "zero-padded (the kernel could not "
+					   "use %s)", alg_name(algs[i]));
+			if (m.upto < log->n)
+				out_printf(o, " up to entry %u of %u; %u "
+					   "beyond it, measured after the PCRs "
+					   "were read, are not covered",
+					   m.upto, log->n, log->n - m.upto);
+			out_printf(o, "\n");
+			continue;
+		}
+		if ((rc = report_differ(o, log, algs[i], got, full, e)))
+			return rc;
+		out_printf(o, "%s: no prefix of the list matches, with %s "
+			   "template digests or SHA-1 ones zero-padded\n",
+			   name, alg_name(algs[i]));
+		if (strlen(bad) < badcap - 40)
+			snprintf(bad + strlen(bad), badcap - strlen(bad),
+				 "%s%s", *nbad ? " " : "", name);
+		(*nbad)++;
+	}
+	return 0;
+}
+
+int imalog_check(struct tpm *t, const char *path, const uint16_t *algs,
+		 int nb, uint32_t touched, char **report)
+{
+	struct pcr_vals *want = malloc(sizeof(*want));
+	struct pcr_vals *got = malloc(sizeof(*got));
+	struct pcr_vals *full = malloc(sizeof(*full));
+	struct out o = { NULL, 0, 0, 0 };
+	char bad[256] = "";
+	struct imalog log;
+	uint8_t *buf = NULL;
+	int i, p, k, rc = 0, nbad = 0, nok = 0;
+
+	*report = NULL;
+	if (!want || !got || !full) {
+		rc = err_set(t->e, EX_USAGE, "out of memory");
+		goto out;
+	}
+	want->n = 0;
+	for (i = 0; i < nb; i++)
+		for (p = 0; p < 32; p++)
+			if (touched & (1u << p)) {
+				struct pcr_val *v = &want->v[want->n++];
+
+				v->alg = algs[i];
+				v->idx = (uint8_t)p;
+				v->len = (uint8_t)hash_size(algs[i]);
+			}
+	if (evl_tpm_values(t, want, got)) {
+		rc = t->e->code ? t->e->code : EX_FAIL;
+		goto out;
+	}
+	for (k = 0; k < got->n; k++)
+		if (!got->v[k].len)
+			out_printf(&o, "%s:%u not on this TPM; not checked\n",
+				   alg_name(got->v[k].alg), got->v[k].idx);
+	/* Read after the PCRs, the list can only be ahead of them. */
+	if ((rc = imalog_read_file(path, &buf, &log, t->e)))
+		goto out;
+	rc = check_banks(&o, &log, algs, nb, touched, got, full, bad,
+			 sizeof(bad), &nbad, &nok, t->e);
+	imalog_free(&log);
+	if (rc)
+		goto out;
+	if (nbad)
+		rc = err_set(t->e, EX_FAIL, "%d bank%s differ%s from the log: "
+			     "%s", nbad, nbad == 1 ? "" : "s",
+			     nbad == 1 ? "s" : "", bad);
+	else if (!nok)
+		rc = err_set(t->e, EX_FAIL, "no PCR of the log could be "
+			     "compared: the TPM has none of its banks");
+	else
+		out_printf(&o, "%d bank%s match%s the log\n", nok,
+			   nok == 1 ? "" : "s", nok == 1 ? "es" : "");
+out:
+	if (!(*report = out_done(&o)) && !rc)
+		rc = err_set(t->e, EX_USAGE, "out of memory");
+	free(buf);
+	free(want);
+	free(got);
+	free(full);
+	return rc;
 }
