@@ -2,7 +2,9 @@
  * salted to a certified EK, TPM 2.0's steps (tpm2/owner.h) with a failure
  * said in terms of the values given, TPM 1.2's TPM_TakeOwnership
  * (tpm12/owner.h), the steps kept for a report, and the SRK's public key
- * written as PEM.  Nothing here prints: the caller says the steps. */
+ * written as PEM.  And giving it up on a TPM 2.0 (clearall's job): what
+ * TPM2_Clear destroys, then the clear.  Nothing here prints: the caller
+ * says the steps. */
 #ifndef TPMBOX_JOB_OWNER_H
 #define TPMBOX_JOB_OWNER_H
 
@@ -10,6 +12,7 @@
 #include "base/err.h"
 #include "job/ekcert.h"
 #include "tpm12/owner.h"
+#include "tpm2/cap.h"
 #include "tpm2/owner.h"
 
 struct tpm;
@@ -91,5 +94,23 @@ void owner_wipe(struct owner_job *j);
 const char *owner_step_name(const struct owner_step *s);
 const char *owner_result_words(int result);
 const char *owner_result_json(int result);
+
+/* What TPM2_Clear destroys on a TPM 2.0. */
+struct owner_clear {
+	uint32_t pers[TPM2_HANDLES_MAX];	/* owner persistent objects */
+	uint32_t nv[TPM2_HANDLES_MAX];	/* NV indices (not the platform's) */
+	size_t npers, nnv;
+	int disabled;		/* disableClear is set */
+};
+/* Fill l (over the SRK pin's session when there is one).  On a failure
+ * l holds what was found before it.  Errors in t->e. */
+int owner_clear_list(struct tpm *t, struct owner_clear *l);
+/* Exit 1 when l->disabled, saying what lifts it; else 0. */
+int owner_clear_check(const struct owner_clear *l, struct tberr *e);
+/* TPM2_Clear with the lockout value (n 0: the empty value), or with
+ * platform the platform hierarchy's empty value.  A lockout value keys
+ * the HMAC of a session salted to the SRK (pinned when a pin is set),
+ * never the bus.  A refusal hints at what lifts it.  Errors in t->e. */
+int owner_clear2(struct tpm *t, const struct authval *lockout, int platform);
 
 #endif

@@ -12,7 +12,13 @@
 #include "tpm12/cap.h"
 #include "tpm12/da.h"
 #include "tpm12/structs.h"
+#include "tpm2/nv.h"
 #include "tpm2/object.h"
+#include "tpm2/rc.h"
+#include "tpm2/session.h"
+#include "tpm2/srk.h"
+
+#define OWNER_PERSISTENT_END 0x81800000u	/* platform range above */
 
 const char *owner_step_name(const struct owner_step *s)
 {
@@ -239,4 +245,71 @@ void owner_wipe(struct owner_job *j)
 {
 	tpm2_own_wipe(&j->own);
 	explicit_bzero(&j->w, sizeof(j->w));
+}
+
+int owner_clear_list(struct tpm *t, struct owner_clear *l)
+{
+	uint32_t perm, nvh[TPM2_HANDLES_MAX];
+	size_t np, nn, i;
+	int rc;
+
+	l->npers = l->nnv = 0;
+	l->disabled = 0;
+	if ((rc = tpm2_trust_begin(t)) ||
+	    (rc = tpm2_getprop(t, TPM2_PT_PERMANENT, &perm)) ||
+	    (rc = tpm2_gethandles(t, 0x81000000u, l->pers, TPM2_HANDLES_MAX,
+				  &np)) ||
+	    (rc = tpm2_gethandles(t, 0x01000000u, nvh, TPM2_HANDLES_MAX,
+				  &nn)))
+		return rc;
+	l->disabled = !!(perm & TPMA_PERMANENT_DISABLECLEAR);
+	for (i = 0; i < np; i++)
+		if (l->pers[i] < OWNER_PERSISTENT_END)
+			l->pers[l->npers++] = l->pers[i];
+	for (i = 0; i < nn; i++) {
+		struct nv_public p;
+
+		if ((rc = tpm2_nv_readpublic(t, nvh[i], &p)))
+			return rc;
+		if (!(p.attrs & TPMA_NV_PLATFORMCREATE))	/* survives */
+			l->nv[l->nnv++] = nvh[i];
+	}
+	return 0;
+}
+
+int owner_clear_check(const struct owner_clear *l, struct tberr *e)
+{
+	if (!l->disabled)
+		return 0;
+	err_set(e, EX_FAIL, "TPM2_Clear is disabled on this TPM "
+		"(disableClear is set)");
+	err_hint(e, "only platform authorization lifts it: "
+		 "TPM2_ClearControl(TPM_RH_PLATFORM, NO), e.g. the firmware's "
+		 "\"clear TPM\" option, or `tpm2_clearcontrol -C p c` while "
+		 "the platform hierarchy is open");
+	return EX_FAIL;
+}
+
+int owner_clear2(struct tpm *t, const struct authval *lockout, int platform)
+{
+	struct tpm2_session *s = NULL;
+	struct tpm2_auth a;
+	int rc;
+
+	tpm2_auth_pw(&a, NULL, 0);
+	if (lockout->n && (rc = tpm2_trust_need(t, &s)))
+		return rc;
+	if ((s = tpm2_trust_session(t))) {
+		tpm2_session_set_flags(s, 0);
+		tpm2_session_use(s, &a, lockout->v, lockout->n);
+	}
+	rc = tpm2_clear(t, platform ? TPM2_RH_PLATFORM : TPM2_RH_LOCKOUT, &a);
+	if (rc && rc_base(t->e->rc) == 0x120)
+		err_hint(t->e, "disableClear is set; only platform "
+			 "authorization lifts it (TPM2_ClearControl)");
+	else if (rc == EX_AUTH && !platform)
+		err_hint(t->e, "give the lockout value with --lockout-auth; a "
+			 "wrong value blocks lockout authorization for the "
+			 "lockout recovery time");
+	return rc;
 }
