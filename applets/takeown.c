@@ -131,13 +131,8 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 				return ctx_fail(c);
 			break;
 		case 'k':
-			if (!optarg || !strcmp(optarg, "rsa"))
-				own->ek = 1;
-			else if (!strcmp(optarg, "ecc"))
-				own->ek = 2;
-			else
-				return ctx_usage(c, "--ek=%s: give rsa or ecc",
-						 optarg);
+			if (owner_ek_opt(own, optarg, &c->e))
+				return ctx_fail(c);
 			break;
 		case 'm': case 't': case 'R':
 			if (owner_da_opt(own, strchr("mtR", ch) - "mtR",

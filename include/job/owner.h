@@ -56,6 +56,8 @@ struct owner_job {
  * own->da[i]: exit 2 for a bad number. */
 int owner_da_opt(struct tpm2_own *own, int i, const char *s,
 		 struct tberr *e);
+/* --ek[=rsa|ecc] (arg NULL: rsa) into own->ek: exit 2 for another. */
+int owner_ek_opt(struct tpm2_own *own, const char *arg, struct tberr *e);
 /* The auth values given (nwspec, oldspec, platspec) into own: exit 2
  * for a bad AUTH (3/6 for its file). */
 int owner_values(struct owner_job *j, struct tberr *e);

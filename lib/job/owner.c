@@ -92,6 +92,17 @@ int owner_da_opt(struct tpm2_own *own, int i, const char *s,
 	return 0;
 }
 
+int owner_ek_opt(struct tpm2_own *own, const char *arg, struct tberr *e)
+{
+	if (!arg || !strcmp(arg, "rsa"))
+		own->ek = 1;
+	else if (!strcmp(arg, "ecc"))
+		own->ek = 2;
+	else
+		return err_set(e, EX_USAGE, "--ek=%s: give rsa or ecc", arg);
+	return 0;
+}
+
 int owner_values(struct owner_job *j, struct tberr *e)
 {
 	struct tpm2_own *own = &j->own;
