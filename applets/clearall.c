@@ -7,18 +7,11 @@
 
 #include "applet.h"
 #include "base/auth.h"
-#include "base/tpm2const.h"
+#include "job/owner.h"
 #include "job/tpm.h"
 #include "tpm12/cap.h"
 #include "tpm12/da.h"
 #include "tpm12/owner.h"
-#include "tpm2/cap.h"
-#include "tpm2/cmd.h"
-#include "tpm2/nv.h"
-#include "tpm2/object.h"
-#include "tpm2/rc.h"
-#include "tpm2/session.h"
-#include "tpm2/srk.h"
 
 static const char usage[] =
 	"usage: clearall [--lockout-auth AUTH | --platform] [--yes] "
@@ -47,12 +40,9 @@ static const char usage[] =
 	"  --physical-presence  TPM 1.2: TPM_ForceClear (where allowed)\n"
 	"  --reenable           TPM 1.2: enable and activate (at next boot)\n";
 
-#define MAXH TPM2_HANDLES_MAX
-
 /* Weak: a build without the ppi applet (OMIT_APPLETS) still links, and
  * clearall --ppi says so. */
 extern const struct applet applet_ppi __attribute__((weak));
-#define OWNER_PERSISTENT_END 0x81800000u	/* platform range above */
 
 static int confirm(void)
 {
@@ -159,14 +149,12 @@ static int clear12(struct ctx *c, struct tpm *t, const char *ownerspec,
 
 static int run(struct ctx *c, int argc, char **argv)
 {
-	uint32_t pers[MAXH], nvh[MAXH], perm;
-	size_t np, nn, i, npers = 0, nnv = 0;
+	struct owner_clear *l = NULL;
+	size_t i;
 	const char *lockspec = NULL, *ownerspec = NULL;
 	int platform = 0, yes = 0, dry = 0, ppi = 0, pp = 0, reenable = 0;
 	int o, rc;
 	struct authval av;
-	struct tpm2_session *s = NULL;
-	struct tpm2_auth a;
 	struct tpm *t;
 
 	memset(&av, 0, sizeof(av));
@@ -183,8 +171,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
-	if (optind != argc)
-		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if (ctx_no_operands(c, argc, argv))
+		return EX_USAGE;
 	if (lockspec && platform)
 		return ctx_usage(c, "give --lockout-auth or --platform, not "
 				 "both");
@@ -226,84 +214,42 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (lockspec && auth_parse(lockspec, &av, &c->e))
 		return ctx_fail(c);
 
-	/* Step 1: what will be destroyed. */
-	if (tpm2_trust_begin(t) ||
-	    tpm2_getprop(t, TPM2_PT_PERMANENT, &perm) ||
-	    tpm2_gethandles(t, 0x81000000u, pers, MAXH, &np) ||
-	    tpm2_gethandles(t, 0x01000000u, nvh, MAXH, &nn)) {
-		rc = ctx_fail(c);
+	/* Step 1: what will be destroyed (as far as the TPM told it). */
+	if (!(l = malloc(sizeof(*l)))) {
+		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < np; i++) {
-		if (pers[i] >= OWNER_PERSISTENT_END)
-			continue;
-		printf("persistent 0x%08x\n", pers[i]);
-		npers++;
-	}
-	for (i = 0; i < nn; i++) {
-		struct nv_public p;
-
-		if (tpm2_nv_readpublic(t, nvh[i], &p)) {
-			rc = ctx_fail(c);
-			goto out;
-		}
-		if (p.attrs & TPMA_NV_PLATFORMCREATE)
-			continue;	/* survives TPM2_Clear */
-		printf("nv 0x%08x\n", nvh[i]);
-		nnv++;
-	}
+	rc = owner_clear_list(t, l);
+	for (i = 0; i < l->npers; i++)
+		printf("persistent 0x%08x\n", l->pers[i]);
+	for (i = 0; i < l->nnv; i++)
+		printf("nv 0x%08x\n", l->nv[i]);
+	if (rc)
+		goto fail;
 	printf("%s: %zu persistent object%s, %zu NV ind%s; owner, "
 	       "endorsement and lockout auth values reset\n",
-	       dry ? "would clear" : "to clear", npers, npers == 1 ? "" : "s",
-	       nnv, nnv == 1 ? "ex" : "ices");
+	       dry ? "would clear" : "to clear", l->npers,
+	       l->npers == 1 ? "" : "s", l->nnv, l->nnv == 1 ? "ex" : "ices");
 	fflush(stdout);
-	if (perm & TPMA_PERMANENT_DISABLECLEAR) {
-		err_set(&c->e, EX_FAIL, "TPM2_Clear is disabled on this TPM "
-			"(disableClear is set)");
-		err_hint(&c->e, "only platform authorization lifts it: "
-			 "TPM2_ClearControl(TPM_RH_PLATFORM, NO), e.g. the "
-			 "firmware's \"clear TPM\" option, or `tpm2_clearcontrol"
-			 " -C p c` while the platform hierarchy is open");
-		rc = ctx_fail(c);
+	if (owner_clear_check(l, &c->e))
+		goto fail;
+	if (dry)
 		goto out;
-	}
-	if (dry) {
-		rc = 0;
-		goto out;
-	}
 
 	/* Step 2: confirmation. */
 	if ((rc = consent(c, yes)))
 		goto out;
 
-	/* Step 3: TPM2_Clear; a lockout value keys the HMAC of a session
-	 * salted to the SRK (pinned when a pin is set), never the bus. */
-	tpm2_auth_pw(&a, NULL, 0);
-	if (av.n && tpm2_trust_need(t, &s)) {
-		rc = ctx_fail(c);
-		goto out;
-	}
-	if ((s = tpm2_trust_session(t))) {
-		tpm2_session_set_flags(s, 0);
-		tpm2_session_use(s, &a, av.v, av.n);
-	}
-	rc = tpm2_clear(t, platform ? TPM2_RH_PLATFORM : TPM2_RH_LOCKOUT, &a);
-	if (rc) {
-		if (rc_base(c->e.rc) == 0x120)
-			err_hint(&c->e, "disableClear is set; only platform "
-				 "authorization lifts it (TPM2_ClearControl)");
-		else if (rc == EX_AUTH && !platform)
-			err_hint(&c->e, "give the lockout value with "
-				 "--lockout-auth; a wrong value blocks lockout "
-				 "authorization for the lockout recovery "
-				 "time");
-		rc = ctx_fail(c);
-		goto out;
-	}
+	/* Step 3: TPM2_Clear (job/owner.h). */
+	if (owner_clear2(t, &av, platform))
+		goto fail;
 	printf("cleared\n");
-	rc = 0;
+	goto out;
+fail:
+	rc = ctx_fail(c);
 out:
 	auth_wipe(&av);
+	free(l);
 	return rc;
 }
 

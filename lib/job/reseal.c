@@ -1,0 +1,185 @@
+/* Resealing: OLD's secret again, unsealed here or from its escrow copy
+ * (include/job/reseal.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "job/reseal.h"
+
+/* NEW keeps OLD's recipients and code unless told otherwise: refuse to
+ * drop them silently (their public keys are not in OLD: docs). */
+static int check_keep(const struct reseal *r, const struct escrow *esc,
+		      struct tberr *e)
+{
+	const struct escrow_blk *b = &r->b;
+	struct escrow_counts n;
+	char what[160];
+
+	if (r->drop || !b->raw)
+		return 0;
+	escrow_count(b, &n);
+	escrow_holds(b, what, sizeof(what));
+	if ((n.rsa || n.ec || n.age) && !r->nescrow) {
+		err_set(e, EX_USAGE, "%s has escrow copies (%s), and the blob "
+			"does not hold its recipients' public keys", r->in,
+			what);
+		err_hint(e, "give them again with --escrow, or --drop-escrow "
+			 "to reseal without them");
+		return EX_USAGE;
+	}
+	if ((n.rsa || n.ec || n.age) && escrow_covers(esc, b, e)) {
+		err_prefix(e, "%s", r->in);
+		err_hint(e, "give every recipient again, or --drop-escrow to "
+			 "reseal for the ones given only");
+		return e->code;
+	}
+	if (n.code && !r->by_code && !r->new_code) {
+		err_set(e, EX_USAGE, "%s has a recovery code: keep it "
+			"(--recovery-code), make a new one "
+			"(--recovery-code-out FILE or --new-recovery-code), or "
+			"--drop-escrow", r->in);
+		err_hint(e, "a new code replaces the written-down one for the "
+			 "new blob");
+		return EX_USAGE;
+	}
+	return 0;
+}
+
+int reseal_old(struct reseal *r, const struct escrow *esc, struct tberr *e)
+{
+	int rc;
+
+	if ((rc = file_read(r->in, ESCROW_BLOB_MAX, &r->text, &r->tlen, e)))
+		return rc;
+	if ((rc = escrow_read((const char *)r->text, r->tlen, &r->b, e))) {
+		if (e->code != EX_NOENT && !r->drop) {
+			err_prefix(e, "%s", r->in);
+			err_hint(e, "--drop-escrow reseals without OLD's "
+				 "escrow copies");
+			return rc;
+		}
+		err_clear(e);
+	}
+	if ((rc = check_keep(r, esc, e)))
+		return rc;
+	if (r->by_code)
+		return auth_text(r->codespec, "Recovery code of the old blob: ",
+				 r->code, sizeof(r->code), &r->clen, e);
+	return 0;
+}
+
+int reseal_here(struct reseal *r, struct tberr *e)
+{
+	int rc;
+
+	if ((rc = unseal_check(&r->j, r->in, (const char *)r->text, r->tlen,
+			       r->oldspec != NULL, e)))
+		return rc;
+	return unseal_signatures(&r->j, r->sigs, r->nsig, e);
+}
+
+/* The secret from OLD's escrow copy, with the key or the code. */
+static int open_escrow(const struct reseal *r, uint8_t **out, size_t *outlen,
+		       struct tberr *e)
+{
+	uint8_t *key = NULL;
+	size_t klen = 0;
+	int rc;
+
+	if (r->keyfile) {
+		if (file_read(r->keyfile, 1 << 20, &key, &klen, e))
+			return err_prefix(e, "key file");
+		rc = escrow_open_key(&r->b, (const char *)key, klen, out,
+				     outlen, e);
+		explicit_bzero(key, klen);
+		free(key);
+		return rc;
+	}
+	return escrow_open_code(&r->b, r->code, r->clen, out, outlen, e);
+}
+
+/* OLD did not unseal here (why: the reason's code, in e): from its escrow
+ * copy, when a key or the code is given and the reason allows it. */
+static int from_escrow(struct reseal *r, struct tberr *e)
+{
+	int why = e->code;
+
+	if ((!r->keyfile && !r->by_code) || why == EX_USAGE || why == EX_IO) {
+		if (why == EX_USAGE && r->oldspec && !r->j.k.auth)
+			err_set(e, EX_USAGE, "%s was sealed without a "
+				"password; drop --old-auth", r->in);
+		else if (why == EX_AUTH && r->oldspec == NULL && r->j.k.auth)
+			err_hint(e, "OLD's password is --old-auth");
+		else if (r->b.raw && why != EX_USAGE && why != EX_IO)
+			err_hint(e, "give -k KEYFILE or --recovery-code to "
+				 "reseal from OLD's escrow copy");
+		return e->code ? e->code : EX_FAIL;
+	}
+	err_clear(e);
+	if (!r->b.raw)
+		return err_set(e, EX_NOENT, "%s does not unseal here and has "
+			       "no escrow copies", r->in);
+	if (open_escrow(r, &r->secret, &r->slen, e))
+		return err_prefix(e, "%s does not unseal here; its escrow "
+				  "copy", r->in);
+	return 0;
+}
+
+/* The code is kept: check that it is OLD's, and that OLD's copy holds
+ * what the TPM unsealed. */
+static int check_code(const struct reseal *r, struct tberr *e)
+{
+	uint8_t *copy = NULL;
+	size_t cplen = 0;
+	int rc = 0;
+
+	if (open_escrow(r, &copy, &cplen, e))
+		return err_prefix(e, "--recovery-code");
+	if (!copy || cplen != r->slen || memcmp(copy, r->secret, r->slen))
+		rc = err_set(e, EX_FAIL, "%s: the recovery code's escrow copy "
+			     "does not hold the sealed secret (altered "
+			     "blob?)", r->in);
+	if (copy) {
+		explicit_bzero(copy, cplen);
+		free(copy);
+	}
+	return rc;
+}
+
+int reseal_secret(struct tpm *t, struct reseal *r,
+		  const struct authval *owner, struct tberr *e)
+{
+	if (t)
+		unseal_run(t, &r->j, &r->oldauth, owner, &r->secret, &r->slen,
+			   e);
+	if (!r->secret)
+		return from_escrow(r, e);
+	return r->by_code ? check_code(r, e) : 0;
+}
+
+int reseal_escrow(struct reseal *r, struct escrow *esc, struct tberr *e)
+{
+	int rc;
+
+	if (r->by_code && !r->new_code && !r->drop &&
+	    (rc = escrow_keep_code(esc, r->code, r->clen, e)))
+		return rc;
+	if (escrow_wanted(esc))
+		return escrow_make(esc, r->secret, r->slen, e);
+	return 0;
+}
+
+void reseal_free(struct reseal *r)
+{
+	if (r->secret) {
+		explicit_bzero(r->secret, r->slen);
+		free(r->secret);
+	}
+	explicit_bzero(r->code, sizeof(r->code));
+	auth_wipe(&r->oldauth);
+	unseal_job_free(&r->j);
+	escrow_blk_free(&r->b);
+	free(r->text);
+	r->secret = NULL;
+	r->text = NULL;
+}
