@@ -38,8 +38,8 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *keyfile = NULL, *codespec = NULL, *out = "-", *in;
 	struct escrow_blk b = { 0 };
-	uint8_t *text = NULL, *key = NULL, *secret = NULL;
-	size_t tlen = 0, klen = 0, slen = 0, clen = 0;
+	uint8_t *text = NULL, *secret = NULL;
+	size_t tlen = 0, slen = 0, clen = 0;
 	char code[AUTH_MAX + 1];
 	int o, force = 0, by_code = 0, rc;
 
@@ -76,13 +76,7 @@ static int run(struct ctx *c, int argc, char **argv)
 
 	/* Open one with the key, or with the code. */
 	if (keyfile) {
-		if (file_read(keyfile, 1 << 20, &key, &klen, &c->e)) {
-			err_prefix(&c->e, "key file");
-			rc = ctx_fail(c);
-			goto out;
-		}
-		rc = escrow_open_key(&b, (const char *)key, klen, &secret,
-				     &slen, &c->e);
+		rc = escrow_open_keyfile(&b, keyfile, &secret, &slen, &c->e);
 	} else {
 		rc = auth_text(codespec, "Recovery code: ", code,
 			       sizeof(code), &clen, &c->e);
@@ -100,10 +94,6 @@ static int run(struct ctx *c, int argc, char **argv)
 			      OUT_SECRET | (force ? OUT_FORCE : 0), &c->e))
 		rc = ctx_fail(c);
 out:
-	if (key) {
-		explicit_bzero(key, klen);
-		free(key);
-	}
 	if (secret) {
 		explicit_bzero(secret, slen);
 		free(secret);

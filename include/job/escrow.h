@@ -123,6 +123,10 @@ void escrow_holds(const struct escrow_blk *b, char *out, size_t cap);
 int escrow_open_key(const struct escrow_blk *b, const char *key,
 		    size_t keylen, uint8_t **out, size_t *outlen,
 		    struct tberr *e);
+/* escrow_open_key with the key read from PATH (at most 1 MiB; "key file:
+ * why" when it cannot be read), its text wiped. */
+int escrow_open_keyfile(const struct escrow_blk *b, const char *path,
+			uint8_t **out, size_t *outlen, struct tberr *e);
 /* Open the recovery code's copy with the code as typed.  Exit 2 naming
  * a mistyped group, 4 when the code is wrong, 1 when damaged. */
 int escrow_open_code(const struct escrow_blk *b, const char *code,

@@ -488,6 +488,21 @@ void escrow_holds(const struct escrow_blk *b, char *out, size_t cap)
 	free(m);
 }
 
+int escrow_open_keyfile(const struct escrow_blk *b, const char *path,
+			uint8_t **out, size_t *outlen, struct tberr *e)
+{
+	uint8_t *key = NULL;
+	size_t klen = 0;
+	int rc;
+
+	if (file_read(path, 1 << 20, &key, &klen, e))
+		return err_prefix(e, "key file");
+	rc = escrow_open_key(b, (const char *)key, klen, out, outlen, e);
+	explicit_bzero(key, klen);
+	free(key);
+	return rc;
+}
+
 int escrow_open_key(const struct escrow_blk *b, const char *key,
 		    size_t keylen, uint8_t **out, size_t *outlen,
 		    struct tberr *e)

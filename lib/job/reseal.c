@@ -82,19 +82,8 @@ int reseal_here(struct reseal *r, struct tberr *e)
 static int open_escrow(const struct reseal *r, uint8_t **out, size_t *outlen,
 		       struct tberr *e)
 {
-	uint8_t *key = NULL;
-	size_t klen = 0;
-	int rc;
-
-	if (r->keyfile) {
-		if (file_read(r->keyfile, 1 << 20, &key, &klen, e))
-			return err_prefix(e, "key file");
-		rc = escrow_open_key(&r->b, (const char *)key, klen, out,
-				     outlen, e);
-		explicit_bzero(key, klen);
-		free(key);
-		return rc;
-	}
+	if (r->keyfile)
+		return escrow_open_keyfile(&r->b, r->keyfile, out, outlen, e);
 	return escrow_open_code(&r->b, r->code, r->clen, out, outlen, e);
 }
 
