@@ -532,7 +532,7 @@ extended() {
 		[[ "$output" != *"unknown TPM"* ]]
 	else
 		assert_failure 3
-		assert_output --partial "no TPM found: /dev/tpm0 does not exist"
+		assert_output --partial "no TPM found: neither /dev/tpmrm0 nor /dev/tpm0 exists"
 	fi
 }
 

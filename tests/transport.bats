@@ -120,7 +120,7 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 	if [ ! -e /dev/tpmrm0 ] && [ ! -e /dev/tpm0 ]; then
 		run tb -T device: getrandom 1
 		assert_failure 3
-		assert_output --partial "no TPM found: /dev/tpm0 does not exist"
+		assert_output --partial "no TPM found: neither /dev/tpmrm0 nor /dev/tpm0 exists"
 	fi
 	run tb -T "swtpm:path=$BATS_TEST_TMPDIR/nosock" getrandom 1
 	assert_failure 3

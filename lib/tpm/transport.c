@@ -18,6 +18,13 @@
 #define TPM_HEADER 10
 #define XPORT_GRACE_MS 1000	/* cleanup after a timeout, in all */
 
+/* The default device when nothing names one: /dev/tpmrm0 when it exists,
+ * else /dev/tpm0. */
+static const char *default_device(void)
+{
+	return access("/dev/tpmrm0", F_OK) == 0 ? "/dev/tpmrm0" : "/dev/tpm0";
+}
+
 const char *xport_choose(const char *conf)
 {
 	const char *v;
@@ -30,9 +37,7 @@ const char *xport_choose(const char *conf)
 	v = getenv("TPM2TOOLS_TCTI");
 	if (v && *v)
 		return v;
-	if (access("/dev/tpmrm0", F_OK) == 0)
-		return "/dev/tpmrm0";
-	return "/dev/tpm0";
+	return default_device();
 }
 
 /* Find key=value in a comma list "a=1,b=2"; copies into out. */
@@ -86,7 +91,14 @@ static int open_device(struct xport *x, const char *path, struct tberr *e)
 		return EX_IO;
 	}
 	if (errno == ENOENT) {
-		err_set(e, EX_IO, "no TPM found: %s does not exist", path);
+		/* The default choice tried both: say so, not only the last. */
+		if (strcmp(path, "/dev/tpm0") == 0 &&
+		    access("/dev/tpmrm0", F_OK) != 0)
+			err_set(e, EX_IO, "no TPM found: neither /dev/tpmrm0 "
+				"nor /dev/tpm0 exists");
+		else
+			err_set(e, EX_IO, "no TPM found: %s does not exist",
+				path);
 		err_hint(e, "choose a TPM with -T device:PATH, "
 			 "-T swtpm:path=SOCKET or TPMBOX_TCTI");
 		return EX_IO;
@@ -187,8 +199,7 @@ int xport_open(struct xport *x, const char *conf, int timeout_s,
 		/* "device:" alone is the default device, never the
 		 * environment's choice (which may be a socket). */
 		if (!*p)
-			p = access("/dev/tpmrm0", F_OK) == 0 ? "/dev/tpmrm0"
-							     : "/dev/tpm0";
+			p = default_device();
 		return open_device(x, p, e);
 	}
 	if (strcmp(conf, "device") == 0)
