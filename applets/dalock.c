@@ -18,7 +18,8 @@ static const char usage[] =
 	"usage: dalock [--json] [--reset] [--set MAX,RECOVERY,LOCKOUT_RECOVERY]"
 	"\n              [--lockout-auth AUTH] [--owner-auth AUTH]\n"
 	"Print the dictionary-attack state: failures counted, max tries, the\n"
-	"recovery times, whether the TPM is in lockout.\n"
+	"recovery times, whether the TPM is in lockout, whether a wrong lockout\n"
+	"value blocked the lockout auth (a probe that counts no failure).\n"
 	"  --reset    TPM2_DictionaryAttackLockReset: forget every failure and\n"
 	"             leave lockout now\n"
 	"  --set MAX,RECOVERY,LOCKOUT_RECOVERY  TPM2_DictionaryAttackParameters:\n"
@@ -69,10 +70,20 @@ static void print_state(const struct da_state *s, int json)
 	if (json) {
 		printf("{\"failures\": %u, \"max_tries\": %u, "
 		       "\"recovery_time\": %u, \"lockout_recovery\": %u, "
-		       "\"in_lockout\": %s, \"lockout_auth_set\": %s}\n",
+		       "\"in_lockout\": %s, \"lockout_auth_set\": %s, "
+		       "\"lockout_auth_blocked\": %s",
 		       s->failures, s->max_tries, s->recovery,
 		       s->lockout_recovery, s->in_lockout ? "true" : "false",
-		       s->lockout_auth_set ? "true" : "false");
+		       s->lockout_auth_set ? "true" : "false",
+		       s->lockout_blocked ? "true" : "false");
+		/* at most this long (the TPM does not say how much is
+		 * left); null: until the next TPM reset */
+		if (s->lockout_blocked && s->lockout_recovery)
+			printf(", \"lockout_auth_blocked_max_s\": %u",
+			       s->lockout_recovery);
+		else if (s->lockout_blocked)
+			printf(", \"lockout_auth_blocked_max_s\": null");
+		printf("}\n");
 		return;
 	}
 	printf("failures: %u of %u\n", s->failures, s->max_tries);
@@ -92,6 +103,15 @@ static void print_state(const struct da_state *s, int json)
 		printf("in lockout: %s\n", s->in_lockout ? "yes (until dalock "
 		       "--reset)" : "no");
 	printf("lockout auth: %s\n", s->lockout_auth_set ? "set" : "not set");
+	if (!s->lockout_blocked)
+		printf("lockout auth blocked: no\n");
+	else if (s->lockout_recovery)
+		printf("lockout auth blocked: yes (after a wrong lockout "
+		       "value; allowed again in at most %u s)\n",
+		       s->lockout_recovery);
+	else
+		printf("lockout auth blocked: yes (after a wrong lockout "
+		       "value; allowed again after the next TPM reset)\n");
 }
 
 /* Explain a refusal of the lockout authorization. */
@@ -289,7 +309,10 @@ static int run(struct ctx *c, int argc, char **argv)
 		if (tpm2_da_state(t, &st))
 			return ctx_fail(c);
 	}
-	/* Step 3: print it. */
+	/* Step 3: whether the lockout auth itself is blocked (a probe that
+	 * counts no failure), and print it all. */
+	if (tpm2_da_lockout_blocked(t, &st.lockout_blocked))
+		return ctx_fail(c);
 	print_state(&st, json);
 	return 0;
 }

@@ -33,6 +33,41 @@ getcap() {
 	[ "$(echo "$output" | jq .in_lockout)" = false ]
 }
 
+@test "dalock: says whether the lockout auth itself is blocked (a probe that counts no failure and changes nothing); tpm2_dictionarylockout agrees" {
+	tb dalock --set 3,1000,0 >/dev/null
+	tb takeown --lockout-auth str:lock >/dev/null
+	run tb dalock
+	assert_success
+	assert_line "lockout auth blocked: no"
+	run tb dalock --json
+	[ "$(echo "$output" | jq .lockout_auth_blocked)" = false ]
+	[ "$(echo "$output" | jq .lockout_auth_blocked_max_s)" = null ]
+	# ten probes: no failure counted, and the lockout value still works
+	for _ in $(seq 10); do tb dalock >/dev/null; done
+	[ "$(getcap TPM2_PT_LOCKOUT_COUNTER)" = 0 ]
+	run tb dalock --reset --lockout-auth str:lock
+	assert_success
+	assert_line "lockout auth blocked: no"
+	# a wrong lockout value blocks it; with lockout recovery 0, until a reset
+	run tb dalock --reset --lockout-auth str:wrong
+	assert_failure 4
+	run tb dalock
+	assert_success
+	assert_line "lockout auth blocked: yes (after a wrong lockout value; allowed again after the next TPM reset)"
+	run tb dalock --json
+	[ "$(echo "$output" | jq .lockout_auth_blocked)" = true ]
+	[ "$(echo "$output" | jq .lockout_auth_blocked_max_s)" = null ]
+	run tpm2_dictionarylockout -c -p lock
+	assert_failure
+	assert_output --partial "0x921"
+	# a TPM reset lifts it: the probe and tpm2-tools say so
+	swtpm_restart
+	run tb dalock
+	assert_line "lockout auth blocked: no"
+	tpm2_dictionarylockout -c -p lock
+	tpm2_changeauth -c l -p lock
+}
+
 @test "dalock: locked out by wrong unseal passwords, exit 5 naming dalock --reset; reset; the right password unseals" {
 	tb dalock --set 2,1000,1000 >/dev/null
 	head -c 16 /dev/urandom > "$D/s"
@@ -81,6 +116,11 @@ getcap() {
 	run tb dalock --reset --lockout-auth str:lock
 	assert_failure 5
 	assert_output --partial "blocked after a wrong lockout value"
+	run tb dalock
+	assert_success
+	assert_line "lockout auth blocked: yes (after a wrong lockout value; allowed again in at most 1000 s)"
+	run tb dalock --json
+	[ "$(echo "$output" | jq .lockout_auth_blocked_max_s)" = 1000 ]
 }
 
 @test "dalock: the lockout value never crosses the bus (the trace has no trace of it)" {

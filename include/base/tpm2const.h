@@ -154,6 +154,9 @@
 #define TPM2_RC_RETRY		0x922u
 #define TPM2_RC_LOCKOUT		0x921u
 #define TPM2_RC_NV_RATE		0x920u
+#define TPM2_RC_AUTH_UNAVAILABLE 0x12fu
+#define TPM2_RC_POLICY_FAIL	0x09du	/* format 1 */
+#define TPM2_RC_POLICY_CC	0x0a4u	/* format 1 */
 
 #define TPM2_MAX_PCRS		24
 #define TPM2_MAX_DIGEST		64

@@ -17,10 +17,22 @@ struct da_state {
 	int in_lockout;			/* TPMA_PERMANENT inLockout */
 	int lockout_auth_set;		/* TPMA_PERMANENT lockoutAuthSet */
 	uint32_t permanent;		/* TPM_PT_PERMANENT, all of it */
+	int lockout_blocked;		/* tpm2_da_lockout_blocked */
 };
 
 /* One GetCapability of the variable properties. */
 int tpm2_da_state(struct tpm *t, struct da_state *s);
+/* Whether lockout authorization is blocked (a wrong lockout value was
+ * given; no property reports it).  The probe counts no failure and can
+ * change nothing: an unsalted policy session that asserts another
+ * command (PolicyCommandCode: DictionaryAttackParameters) and
+ * PolicyAuthValue authorizes DictionaryAttackLockReset, which the TPM
+ * refuses with TPM_RC_LOCKOUT while the block lasts and otherwise with a
+ * policy or AUTH_UNAVAILABLE error before any HMAC is checked.  The
+ * answer is an error code, which no session authenticates: an
+ * interposer can forge it (it only informs).  *blocked 1 or 0; any
+ * other answer is an error (exit code, t->e set). */
+int tpm2_da_lockout_blocked(struct tpm *t, int *blocked);
 /* TPM2_DictionaryAttackLockReset, authorized by the lockout hierarchy. */
 int tpm2_da_reset(struct tpm *t, struct tpm2_auth *lockout);
 

@@ -111,6 +111,8 @@ int tpm2_policy_secret(struct tpm *t, uint32_t auth_handle,
  * policy again after TPM_RC_PCR_CHANGED). */
 int tpm2_policy_restart(struct tpm *t, uint32_t session);
 int tpm2_policy_password(struct tpm *t, uint32_t session);
+/* TPM2_PolicyCommandCode: the session authorizes only command cc. */
+int tpm2_policy_commandcode(struct tpm *t, uint32_t session, uint32_t cc);
 /* *n gets the digest size (at most cap). */
 int tpm2_policy_getdigest(struct tpm *t, uint32_t session, uint8_t *out,
 			  size_t cap, size_t *n);

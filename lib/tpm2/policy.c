@@ -299,6 +299,16 @@ int tpm2_policy_authvalue(struct tpm *t, uint32_t session)
 	return policy_cmd(t, TPM2_CC_PolicyAuthValue, session, NULL, 0);
 }
 
+int tpm2_policy_commandcode(struct tpm *t, uint32_t session, uint32_t cc)
+{
+	uint8_t pb[4];
+	struct tb b;
+
+	tb_init(&b, pb, sizeof(pb));
+	tb_put_u32(&b, cc);
+	return policy_cmd(t, TPM2_CC_PolicyCommandCode, session, pb, 4);
+}
+
 int tpm2_policy_password(struct tpm *t, uint32_t session)
 {
 	return policy_cmd(t, TPM2_CC_PolicyPassword, session, NULL, 0);
