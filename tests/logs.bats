@@ -633,3 +633,63 @@ PY
 	assert_line 'event 25: PCR 9 EV_EVENT_TAG size 21: tag 0x8f3b22ec (Linux initrd): "Linux initrd"'
 }
 
+
+# imalog_forge OUT NAME ALG PATH: one ima-ng entry (PCR 10) with these
+# bytes as its template name, d-ng algorithm and file name.
+imalog_forge() {
+	python3 - "$@" <<'PY'
+import hashlib, struct, sys
+out, name, alg, path = sys.argv[1], *(a.encode().decode("unicode_escape").encode("latin-1") for a in sys.argv[2:])
+le = lambda v: struct.pack("<I", v)
+d = alg + b":\0" + hashlib.sha256(path).digest()
+n = path + b"\0"
+td = le(len(d)) + d + le(len(n)) + n
+open(out, "wb").write(le(10) + hashlib.sha1(td).digest() + le(len(name)) + name + le(len(td)) + td)
+PY
+}
+
+@test "imalog: a template name outside the kernel's grammar is exit 1 naming the entry; the algorithm and the path cannot forge a line or break the JSON" {
+	fake="10 $(printf '0%.0s' $(seq 40)) ima-ng sha256:00 /etc/forged"
+	# a newline in the template name: the text would hold a second entry
+	imalog_forge "$T/name.bin" "ima-ng\\n$fake" sha256 /bin/sh
+	run tb imalog "$T/name.bin"
+	assert_failure 1
+	assert_output --partial "IMA entry 0 at offset 0: the template name is not one the kernel writes"
+	refute_output --partial "/etc/forged"
+	run tb imalog --json "$T/name.bin"
+	assert_failure 1
+	imalog_forge "$T/quote.bin" 'ima-ng", "x": "y' sha256 /bin/sh
+	run tb imalog --json "$T/quote.bin"
+	assert_failure 1
+	# a custom template's format is a name the kernel writes
+	imalog_forge "$T/fmt.bin" 'd-ng|n-ng' sha256 /bin/sh
+	run tb imalog --pcrs -b sha1 "$T/fmt.bin"
+	assert_success
+	# the d-ng algorithm and the path: escaped, one line, valid JSON
+	imalog_forge "$T/alg.bin" ima-ng 'sha256\n10 "x' "/bin/sh\\n$fake"
+	run tb imalog "$T/alg.bin"
+	assert_success
+	[ "${#lines[@]}" -eq 1 ]
+	assert_line --index 0 --partial ' ima-ng sha256\x0a10\x20\x22x:'
+	run tb imalog --json "$T/alg.bin"
+	assert_success
+	python3 -c 'import json,sys; e = json.loads(sys.argv[1])["entries"]; assert len(e) == 1; assert e[0]["digest_alg"] == "sha256\n10 \"x", e; assert e[0]["path"].startswith("/bin/sh\n10 "), e' "$output"
+}
+
+@test "eventlog: an event's text cannot forge a line of the text or break the JSON" {
+	fake='event 9: PCR 0 EV_NO_ACTION size 0: forged'
+	# a SHA-1 (TPM 1.2 format) log: PCR, type, digest, size, data
+	python3 - "$T/e.bin" "$fake" <<'PY'
+import hashlib, struct, sys
+out, fake = sys.argv[1], sys.argv[2].encode()
+le = lambda v: struct.pack("<I", v)
+data = b'grub"\\\n' + fake
+open(out, "wb").write(le(4) + le(0xd) + hashlib.sha1(data).digest() + le(len(data)) + data)
+PY
+	run tb eventlog "$T/e.bin"
+	assert_success
+	refute_line --regexp '^event 9: '
+	run tb eventlog --json "$T/e.bin"
+	assert_success
+	python3 -c 'import json,sys; d = json.loads(sys.argv[1]); assert len(d["events"]) == 1, d' "$output"
+}

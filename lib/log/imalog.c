@@ -119,6 +119,23 @@ static int template_hash(const struct ima_entry *en, uint16_t bank,
 	return 0;
 }
 
+/* The kernel writes a built-in template's name ("ima-ng", "ima-sig",
+ * "evm-sig"...) or, for a template of ima_template_fmt=, its format
+ * ("d-ng|n-ng|sig"): letters, digits, '-', '_' and '|', from a letter.
+ * Anything else (a newline, a quote) is no kernel's list, and would
+ * forge a line of the text or break the JSON. */
+static int template_name_ok(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ||
+		      *s == '|'))
+			return 0;
+	return 1;
+}
+
 static int get_entry(struct tb *b, struct ima_entry *en, struct tberr *e)
 {
 	uint32_t nlen;
@@ -149,6 +166,11 @@ static int get_entry(struct tb *b, struct ima_entry *en, struct tberr *e)
 	if (strlen(en->name) != nlen)
 		return err_set(e, EX_FAIL, "IMA entry %u at offset %zu: NUL "
 			       "in the template name", en->num, en->offset);
+	if (!template_name_ok(en->name))
+		return err_set(e, EX_FAIL, "IMA entry %u at offset %zu: the "
+			       "template name is not one the kernel writes "
+			       "(letters, digits, '-', '_' and '|', from a "
+			       "letter)", en->num, en->offset);
 	en->invalid = memcmp(en->hash, zero20, 20) == 0;
 	if (strcmp(en->name, "ima") == 0) {
 		/* No overall length: a SHA-1 digest, then a u32-length name
@@ -549,13 +571,35 @@ static const struct {
 	{ "ima-modsig", "dnxxx" },
 };
 
+/* A hash algorithm's name from the log: the kernel's names are letters
+ * and digits ("sha256", "streebog256"); any other byte is shown as \xHH
+ * (in JSON, escaped as JSON), so that the text cannot be forged. */
+static void put_alg(struct out *o, const uint8_t *p, size_t n, int json)
+{
+	size_t i;
+
+	if (json) {
+		put_path(o, p, (uint32_t)n, 1);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if ((p[i] >= 'a' && p[i] <= 'z') ||
+		    (p[i] >= 'A' && p[i] <= 'Z') ||
+		    (p[i] >= '0' && p[i] <= '9') || p[i] == '-' ||
+		    p[i] == '_')
+			out_char(o, (char)p[i]);
+		else
+			out_printf(o, "\\x%02x", p[i]);
+}
+
 /* A d-ng field: "alg:" NUL digest, shown as alg:hex. */
 static void put_digest_ng(struct out *o, const uint8_t *p, uint32_t n)
 {
 	const uint8_t *z = memchr(p, '\0', n);
 
 	if (z && z > p && z[-1] == ':') {
-		out_printf(o, "%.*s", (int)(z - p), (const char *)p);
+		put_alg(o, p, (size_t)(z - p) - 1, 0);
+		out_char(o, ':');
 		put_hex(o, z + 1, n - (uint32_t)(z - p) - 1);
 	} else {
 		put_hex(o, p, n);
@@ -608,8 +652,9 @@ static void json_entry(struct out *o, const struct ima_entry *en, int first)
 	out_printf(o, "\", \"invalid\": %s, \"template\": \"%s\"",
 		   en->invalid ? "true" : "false", en->name);
 	if (en->digest) {
-		out_printf(o, ", \"digest_alg\": \"%s\", \"digest\": \"",
-			   en->dalg);
+		out_printf(o, ", \"digest_alg\": \"");
+		put_alg(o, (const uint8_t *)en->dalg, strlen(en->dalg), 1);
+		out_printf(o, "\", \"digest\": \"");
 		put_hex(o, en->digest, en->dsize);
 		out_printf(o, "\", \"path\": \"");
 		put_path(o, en->path, en->plen, 1);
