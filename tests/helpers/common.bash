@@ -162,10 +162,11 @@ interposer_build() {
 	root=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 	cc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
 		-I"$root/include" -o "$1" \
-		"$root/tests/helpers/interposer.c" "$root/lib/buf.c" \
+		"$root/tests/helpers/interposer.c" "$root/lib/base/buf.c" \
 		"$root/lib/crypto/hash.c" "$root/lib/crypto/kdf.c" \
 		"$root/lib/crypto/pk.c" "$root/lib/crypto/sym.c" \
-		"$root/lib/der.c" "$root/lib/pem.c" "$root/lib/err.c" \
+		"$root/lib/base/der.c" "$root/lib/base/pem.c" \
+		"$root/lib/base/err.c" \
 		-lmbedcrypto
 }
 
