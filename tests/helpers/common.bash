@@ -155,6 +155,14 @@ nv_put() {
 	tpm2_nvwrite -C o -i "$2" "$1" >/dev/null
 }
 
+# faultproxy_build OUT: tests/helpers/faultproxy.c (a TPM that damages
+# one answer per connection) built at OUT.
+faultproxy_build() {
+	cc -O2 -Wall -Wextra -Werror -o "$1" \
+		"$BATS_TEST_DIRNAME/helpers/faultproxy.c" \
+		"$BATS_TEST_DIRNAME/helpers/proxy.c"
+}
+
 # interposer_build OUT: tests/helpers/interposer.c (an active attacker
 # on the bus) built at OUT.
 interposer_build() {
@@ -162,7 +170,8 @@ interposer_build() {
 	root=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 	cc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
 		-I"$root/include" -o "$1" \
-		"$root/tests/helpers/interposer.c" "$root/lib/base/buf.c" \
+		"$root/tests/helpers/interposer.c" \
+		"$root/tests/helpers/proxy.c" "$root/lib/base/buf.c" \
 		"$root/lib/crypto/hash.c" "$root/lib/crypto/kdf.c" \
 		"$root/lib/crypto/pk.c" "$root/lib/crypto/sym.c" \
 		"$root/lib/base/der.c" "$root/lib/base/pem.c" \
