@@ -102,13 +102,7 @@ static int read_key(const uint8_t *der, size_t len, struct vkey *k)
 
 static mbedtls_md_type_t md_of(uint16_t alg)
 {
-	switch (alg) {
-	case TPM2_ALG_SHA1: return MBEDTLS_MD_SHA1;
-	case TPM2_ALG_SHA256: return MBEDTLS_MD_SHA256;
-	case TPM2_ALG_SHA384: return MBEDTLS_MD_SHA384;
-	case TPM2_ALG_SHA512: return MBEDTLS_MD_SHA512;
-	}
-	return MBEDTLS_MD_NONE;
+	return (mbedtls_md_type_t)hash_md_type(alg);
 }
 
 int vkey_parse(const uint8_t *data, size_t n, struct vkey **out,
