@@ -320,12 +320,17 @@ static int nv_one(struct tpm *t, const struct tpm12_nv_access *x,
 	return tpm12_call(t, c);
 }
 
-/* Check a chunk's place: offset + n must fit 32 bits. */
-static int range_ok(struct tpm *t, uint32_t offset, size_t n)
+/* Check a job before it starts: offset + n must fit 32 bits, and x's
+ * chunks the TPM's buffer. */
+static int range_ok(struct tpm *t, const struct tpm12_nv_access *x,
+		    uint32_t ord, uint32_t offset, size_t n)
 {
 	if (n > 0xffffffffu || offset > 0xffffffffu - n)
 		return err_set(t->e, EX_USAGE, "the NV range does not fit 32 "
 			       "bits");
+	if (x->chunk == 0 || x->chunk > TPM_BUF_SIZE - 128)
+		return err_set(t->e, EX_FAIL, "%s: bad chunk size",
+			       tpm12_ord_name(ord));
 	return 0;
 }
 
@@ -339,11 +344,8 @@ int tpm12_nv_write(struct tpm *t, const struct tpm12_nv_access *x,
 	uint8_t *in;
 	int rc;
 
-	if ((rc = range_ok(t, offset, n)))
+	if ((rc = range_ok(t, x, ord, offset, n)))
 		return rc;
-	if (x->chunk == 0 || x->chunk > TPM_BUF_SIZE - 128)
-		return err_set(t->e, EX_FAIL, "%s: bad chunk size",
-			       tpm12_ord_name(ord));
 	if (!(in = malloc(12 + x->chunk)))
 		return err_set(t->e, EX_FAIL, "out of memory");
 	if ((rc = nv_begin(t, x, &s))) {
@@ -385,11 +387,8 @@ int tpm12_nv_read(struct tpm *t, const struct tpm12_nv_access *x,
 	size_t done = 0;
 	int rc;
 
-	if ((rc = range_ok(t, offset, n)))
+	if ((rc = range_ok(t, x, ord, offset, n)))
 		return rc;
-	if (x->chunk == 0 || x->chunk > TPM_BUF_SIZE - 128)
-		return err_set(t->e, EX_FAIL, "%s: bad chunk size",
-			       tpm12_ord_name(ord));
 	if ((rc = nv_begin(t, x, &s)))
 		return rc;
 	do {
