@@ -97,15 +97,21 @@ int read_msg(int fd, uint8_t *buf, size_t *len, int timeout_ms)
 	return 0;
 }
 
+/* A stream socket and an empty unix address for it. */
+static int unix_socket(struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+}
+
 int connect_unix(const char *path)
 {
 	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = unix_socket(&sa);
 
 	if (fd < 0)
 		return -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		close(fd);
@@ -117,12 +123,10 @@ int connect_unix(const char *path)
 int listen_unix(const char *path)
 {
 	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = unix_socket(&sa);
 
 	if (fd < 0)
 		return -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
 	/* Bound under a temporary name and renamed once listening: a
 	 * client that sees the path never gets ECONNREFUSED. */
 	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s.new", path) >=
