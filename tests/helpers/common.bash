@@ -16,6 +16,9 @@ export TPMBOX
 
 tb() { "$TPMBOX" "$@"; }
 
+# shellcheck source=tests/helpers/tools.bash
+. "$BATS_TEST_DIRNAME/helpers/tools.bash"
+
 # A free TCP port pair (P, P+1) on loopback, below the kernel's ephemeral
 # range: a port there can be the local end of a client's connection (or
 # its TIME_WAIT) that a connect test does not see, and a server's bind
@@ -242,30 +245,4 @@ t2_pcrread_text() {
 t2_banks() {
 	tpm2_getcap pcrs | awk '/^  - [a-z0-9_]+:/ { b = $2; sub(/:$/, "", b);
 		if ($0 !~ /\[ *\]/) print b }'
-}
-
-# tss2_pieces BLOB DIR: the TSS2 PRIVATE KEY block of BLOB taken apart for
-# tpm2-tools: DIR/pub (pubkey, TPM2B_PUBLIC), DIR/priv (privkey,
-# TPM2B_PRIVATE; the duplicate of an importable key) and, when present,
-# DIR/seed (secret [2], TPM2B_ENCRYPTED_SECRET).
-tss2_pieces() {
-	mkdir -p "$2"
-	sed -n '/BEGIN TSS2/,/END TSS2/p' "$1" | sed '1d;$d' | base64 -d |
-	python3 -c '
-import sys
-d = sys.stdin.buffer.read()
-def tlv(b, i):
-    t = b[i]; n = b[i + 1]; i += 2
-    if n & 0x80:
-        k = n & 0x7f; n = int.from_bytes(b[i:i + k], "big"); i += k
-    return t, b[i:i + n], i + n
-t, body, _ = tlv(d, 0)
-i = 0; out = {}
-while i < len(body):
-    t, v, i = tlv(body, i)
-    if t == 0xa2: out["seed"] = tlv(v, 0)[1]
-    if t == 0x04: out["pub" if "pub" not in out else "priv"] = v
-for k, v in out.items():
-    open(sys.argv[1] + "/" + k, "wb").write(v)
-' "$2"
 }
