@@ -353,7 +353,7 @@ sign_bench() {
 	"$TPMBOX" takeown >/dev/null 2>&1 || true
 	"$TPMBOX" keycreate --ecc -o "$d/k.pem" --pub "$d/k.pub.pem" >/dev/null
 	printf '%s' "$DIGEST" | xxd -r -p > "$d/dgst"
-	tss2_split "$d/k.pem" "$d"
+	tss2_pieces "$d/k.pem" "$d"
 	tpm2_flushcontext -t
 	tpm2_load -Q -C 0x81000001 -u "$d/pub" -r "$d/priv" -c "$d/k.ctx"
 	tpm2_flushcontext -t
