@@ -25,23 +25,10 @@ for c in swtpm tpm2_getrandom tpm2_pcrread tpm2_pcrextend python3; do
 	command -v "$c" >/dev/null || { echo "bench: $c is not installed" >&2; exit 3; }
 done
 
-BENCH_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tpmbox-bench.XXXXXX")
-SWTPM_PID=
-cleanup() {
-	[ -n "$SWTPM_PID" ] && kill "$SWTPM_PID" 2>/dev/null
-	[ -n "$SWTPM_PID" ] && wait "$SWTPM_PID" 2>/dev/null
-	rm -rf "$BENCH_DIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-swtpm socket --tpm2 \
-	--server type=unixio,path="$BENCH_DIR/sock" \
-	--ctrl type=unixio,path="$BENCH_DIR/sock.ctrl" \
-	--tpmstate dir="$BENCH_DIR" \
-	--flags not-need-init,startup-clear >"$BENCH_DIR/swtpm.log" 2>&1 &
-SWTPM_PID=$!
-export TPMBOX_TCTI="swtpm:path=$BENCH_DIR/sock"
+# shellcheck source=tests/helpers/tools.bash
+. "$(dirname "$0")/../tests/helpers/tools.bash"
+throwaway_swtpm bench
+BENCH_DIR=$THROWAWAY_DIR
 export TPM2TOOLS_TCTI="$TPMBOX_TCTI"
 for _ in $(seq 1 100); do
 	"$TPMBOX" getrandom 1 >/dev/null 2>&1 && break
@@ -304,7 +291,7 @@ signed_bench() {
 	"$TPMBOX" takeown >/dev/null 2>&1 || true
 	"$TPMBOX" seal --authorized-by "$d/k.pub" -f -o "$d/az.blob" "$BENCH_DIR/secret"
 	"$TPMBOX" seal -p sha256:16 -f -o "$d/pcr.blob" "$BENCH_DIR/secret"
-	tss2_split "$d/az.blob" "$d"
+	tss2_pieces "$d/az.blob" "$d"
 	SIG_D=$d
 	echo
 	echo "signed policies: unseal per process ($RUNS runs, median)"
@@ -315,26 +302,6 @@ signed_bench() {
 	printf '%-40s %10s\n' "unseal --signature (PolicyAuthorize)" "$(ms "$b")"
 	printf '%-40s %10s %8s\n' "tpm2-tools, 8 processes (whole flow)" "$(ms "$c")" \
 		"$(awk -v a="$b" -v c="$c" 'BEGIN {printf "%.3f", a / c}')"
-}
-# the TSS2 PRIVATE KEY block's pubkey and privkey, for tpm2_load
-tss2_split() {
-	sed -n '/BEGIN TSS2/,/END TSS2/p' "$1" | sed '1d;$d' | base64 -d |
-	python3 -c '
-import sys
-d = sys.stdin.buffer.read()
-def tlv(b, i):
-    t = b[i]; n = b[i + 1]; i += 2
-    if n & 0x80:
-        k = n & 0x7f; n = int.from_bytes(b[i:i + k], "big"); i += k
-    return t, b[i:i + n], i + n
-t, body, _ = tlv(d, 0)
-i = 0; o = []
-while i < len(body):
-    t, v, i = tlv(body, i)
-    if t == 0x04: o.append(v)
-open(sys.argv[1] + "/pub", "wb").write(o[0])
-open(sys.argv[1] + "/priv", "wb").write(o[1])
-' "$2"
 }
 wf_sig_plain() { tb unseal "$SIG_D/pcr.blob" >/dev/null; }
 wf_sig_tpmbox() { tb unseal --signature "$SIG_D/sig.json" "$SIG_D/az.blob" >/dev/null; }
@@ -386,7 +353,7 @@ sign_bench() {
 	"$TPMBOX" takeown >/dev/null 2>&1 || true
 	"$TPMBOX" keycreate --ecc -o "$d/k.pem" --pub "$d/k.pub.pem" >/dev/null
 	printf '%s' "$DIGEST" | xxd -r -p > "$d/dgst"
-	tss2_split "$d/k.pem" "$d"
+	tss2_pieces "$d/k.pem" "$d"
 	tpm2_flushcontext -t
 	tpm2_load -Q -C 0x81000001 -u "$d/pub" -r "$d/priv" -c "$d/k.ctx"
 	tpm2_flushcontext -t

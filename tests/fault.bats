@@ -42,8 +42,7 @@ setup_file() {
 	export SOCKD
 	SOCKD=$(mktemp -d "${TMPDIR:-/tmp}/fp.XXXXXX")
 	export PROXY="$BATS_FILE_TMPDIR/faultproxy"
-	cc -O2 -Wall -Wextra -Werror -o "$PROXY" \
-		"$BATS_TEST_DIRNAME/helpers/faultproxy.c"
+	faultproxy_build "$PROXY"
 	export FAULT_SEED=${FAULT_SEED:-$RANDOM}
 	swtpm_start
 	export REAL_TCTI=$TPMBOX_TCTI

@@ -23,8 +23,7 @@ setup_file() {
 	export F="$BATS_FILE_TMPDIR/f12" W="$BATS_FILE_TMPDIR/w"
 	mkdir -p "$F" "$W"
 	export PROXY="$BATS_FILE_TMPDIR/faultproxy"
-	cc -O2 -Wall -Wextra -Werror -o "$PROXY" \
-		"$BATS_TEST_DIRNAME/helpers/faultproxy.c"
+	faultproxy_build "$PROXY"
 	swtpm_setup --tpm-state "$F" --createek --lock-nvram >"$F/setup.out" 2>&1
 	swtpm12_dir_up "$F"
 	export REAL="swtpm:path=$F/sock"

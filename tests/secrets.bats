@@ -10,8 +10,7 @@ setup_file() {
 	export SD="$BATS_FILE_TMPDIR/sec"
 	mkdir -p "$SD"
 	export PROXY="$BATS_FILE_TMPDIR/faultproxy"
-	cc -O2 -Wall -Wextra -Werror -o "$PROXY" \
-		"$BATS_TEST_DIRNAME/helpers/faultproxy.c"
+	faultproxy_build "$PROXY"
 	export SOCKD
 	SOCKD=$(mktemp -d "${TMPDIR:-/tmp}/sp.XXXXXX")
 	# A random marker: its text and its hex must never leak.

@@ -49,4 +49,15 @@ int der_get_true(struct tb *b, int ctx, int *v);
  * byte; one 0x00 for zero).  0 or -1. */
 int der_get_mag(struct tb *b, const uint8_t **v, size_t *n);
 
+/* Whether the OID o (its contents octets) is oid[0..n). */
+int der_oid_is(const struct tb *o, const uint8_t *oid, size_t n);
+/* The TPM curve ID (TPM2_ECC_NIST_P256, _P384) a namedCurve OID names, 0
+ * for another. */
+uint16_t der_curve(const struct tb *o);
+/* A key's AlgorithmIdentifier (SubjectPublicKeyInfo, PrivateKeyInfo):
+ * oid is its algorithm, alg what follows it.  rsaEncryption with absent
+ * or NULL parameters: 0 and *curve 0; id-ecPublicKey with a namedCurve
+ * der_curve knows: 0 and *curve that curve.  -1 for anything else. */
+int der_key_alg(const struct tb *oid, struct tb *alg, uint16_t *curve);
+
 #endif

@@ -18,5 +18,9 @@ void hash_update(struct hash_ctx *h, const void *p, size_t n);
 void hash_final(struct hash_ctx *h, uint8_t *out);
 /* One-shot; returns -1 if the algorithm is unsupported. */
 int hash_buf(uint16_t alg, const void *p, size_t n, uint8_t *out);
+/* For lib/crypto/: the mbedtls_md_type_t of a TPM hash algorithm ID (sha1,
+ * 256, 384, 512), 0 (MBEDTLS_MD_NONE) for another.  An int, so that this
+ * header needs no mbedTLS one. */
+int hash_md_type(uint16_t alg);
 
 #endif

@@ -39,6 +39,16 @@ int tpm12_osap(struct tpm *t, uint16_t etype, uint32_t evalue,
 /* End it: FlushSpecific(TPM_RT_AUTH) when the TPM still holds it (a last
  * command sent with cont = 0 already ended it).  Wipes s. */
 int tpm12_sess_end(struct tpm *t, struct tpm12_sess *s);
+/* tpm12_sess_end after a failed command: the command's error (rc) is
+ * kept over a flush's.  Returns rc. */
+int tpm12_sess_end_keep(struct tpm *t, struct tpm12_sess *s, int rc);
+/* After a command that was s's last (sent with cont = 0) and returned
+ * rc: on an error s is ended and the error kept; a session the TPM kept
+ * is ended and refused ("NAME: the TPM kept a session it was asked to
+ * end", no "NAME: " when name is NULL); else s is wiped.  Returns the
+ * exit code. */
+int tpm12_sess_last(struct tpm *t, struct tpm12_sess *s, int rc,
+		    const char *name);
 
 /* One command authorized by a fresh OIAP session keyed with auth (20
  * bytes), sent with continueAuthSession = 0 so that the TPM ends it; the

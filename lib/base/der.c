@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "base/der.h"
+#include "base/tpm2const.h"
 
 static size_t der_lenlen(size_t n)
 {
@@ -185,4 +186,46 @@ int der_get_mag(struct tb *b, const uint8_t **v, size_t *n)
 	*n = tb_left(&s);
 	*v = tb_get_ref(&s, *n);
 	return *v ? 0 : -1;
+}
+
+/* Object identifiers (contents octets). */
+static const uint8_t oid_rsa[] = {	/* 1.2.840.113549.1.1.1 */
+	0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01 };
+static const uint8_t oid_ec[] = {	/* 1.2.840.10045.2.1 */
+	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
+static const uint8_t oid_p256[] = {	/* 1.2.840.10045.3.1.7 */
+	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
+static const uint8_t oid_p384[] = {	/* 1.3.132.0.34 */
+	0x2b, 0x81, 0x04, 0x00, 0x22 };
+
+int der_oid_is(const struct tb *o, const uint8_t *oid, size_t n)
+{
+	return o->len == n && memcmp(o->p, oid, n) == 0;
+}
+
+uint16_t der_curve(const struct tb *o)
+{
+	if (der_oid_is(o, oid_p256, sizeof(oid_p256)))
+		return TPM2_ECC_NIST_P256;
+	if (der_oid_is(o, oid_p384, sizeof(oid_p384)))
+		return TPM2_ECC_NIST_P384;
+	return 0;
+}
+
+int der_key_alg(const struct tb *oid, struct tb *alg, uint16_t *curve)
+{
+	struct tb p;
+
+	if (der_oid_is(oid, oid_rsa, sizeof(oid_rsa))) {
+		if (tb_left(alg) && (der_get(alg, DER_NULL, &p) || p.len ||
+				     tb_left(alg)))
+			return -1;
+		*curve = 0;
+		return 0;
+	}
+	if (!der_oid_is(oid, oid_ec, sizeof(oid_ec)) ||
+	    der_get(alg, DER_OID, &p) || tb_left(alg) ||
+	    !(*curve = der_curve(&p)))
+		return -1;
+	return 0;
 }

@@ -112,26 +112,44 @@ int ecdh_ephemeral(uint16_t curve, const uint8_t *q, size_t qlen,
 	return rc;
 }
 
-int ecdh_shared(uint16_t curve, const uint8_t *dv, size_t dlen,
-		const uint8_t *pv, size_t plen, uint8_t *z)
-{
+/* A private scalar with its group, and a point (loaded or not). */
+struct priv {
 	mbedtls_ecp_group g;
 	mbedtls_ecp_point p;
 	mbedtls_mpi d;
+};
+
+/* The group, the point q (none if NULL) and the scalar dv, checked. */
+static int priv_load(struct priv *k, uint16_t curve, const uint8_t *dv,
+		     size_t dlen, const uint8_t *q, size_t qlen)
+{
+	mbedtls_ecp_group_init(&k->g);
+	mbedtls_ecp_point_init(&k->p);
+	mbedtls_mpi_init(&k->d);
+	return load(curve, q, qlen, &k->g, &k->p) ||
+	       mbedtls_mpi_read_binary(&k->d, dv, dlen) ||
+	       mbedtls_ecp_check_privkey(&k->g, &k->d) ? -1 : 0;
+}
+
+/* mbedtls_mpi_free zeroes the scalar. */
+static void priv_free(struct priv *k)
+{
+	mbedtls_mpi_free(&k->d);
+	mbedtls_ecp_point_free(&k->p);
+	mbedtls_ecp_group_free(&k->g);
+}
+
+int ecdh_shared(uint16_t curve, const uint8_t *dv, size_t dlen,
+		const uint8_t *pv, size_t plen, uint8_t *z)
+{
+	struct priv k;
 	size_t n = ec_bytes(curve);
 	int rc = -1;
 
-	mbedtls_ecp_group_init(&g);
-	mbedtls_ecp_point_init(&p);
-	mbedtls_mpi_init(&d);
-	if (!load(curve, pv, plen, &g, &p) &&
-	    !mbedtls_mpi_read_binary(&d, dv, dlen) &&
-	    !mbedtls_ecp_check_privkey(&g, &d) &&
-	    !shared_x(&g, &d, &p, z, n))
+	if (!priv_load(&k, curve, dv, dlen, pv, plen) &&
+	    !shared_x(&k.g, &k.d, &k.p, z, n))
 		rc = 0;
-	mbedtls_mpi_free(&d);
-	mbedtls_ecp_point_free(&p);
-	mbedtls_ecp_group_free(&g);
+	priv_free(&k);
 	if (rc && n)
 		explicit_bzero(z, n);
 	return rc;
@@ -139,23 +157,14 @@ int ecdh_shared(uint16_t curve, const uint8_t *dv, size_t dlen,
 
 int ec_public(uint16_t curve, const uint8_t *dv, size_t dlen, uint8_t *q)
 {
-	mbedtls_ecp_group g;
-	mbedtls_ecp_point p;
-	mbedtls_mpi d;
+	struct priv k;
 	size_t n = ec_bytes(curve);
 	int rc = -1;
 
-	mbedtls_ecp_group_init(&g);
-	mbedtls_ecp_point_init(&p);
-	mbedtls_mpi_init(&d);
-	if (!load(curve, NULL, 0, &g, &p) &&
-	    !mbedtls_mpi_read_binary(&d, dv, dlen) &&
-	    !mbedtls_ecp_check_privkey(&g, &d) &&
-	    !mbedtls_ecp_mul(&g, &p, &d, &g.G, rng_cb, NULL) &&
-	    !write_point(&g, &p, q, n))
+	if (!priv_load(&k, curve, dv, dlen, NULL, 0) &&
+	    !mbedtls_ecp_mul(&k.g, &k.p, &k.d, &k.g.G, rng_cb, NULL) &&
+	    !write_point(&k.g, &k.p, q, n))
 		rc = 0;
-	mbedtls_mpi_free(&d);
-	mbedtls_ecp_point_free(&p);
-	mbedtls_ecp_group_free(&g);
+	priv_free(&k);
 	return rc;
 }

@@ -10,7 +10,7 @@ struct hash_ctx {
 	mbedtls_md_context_t md;
 };
 
-static mbedtls_md_type_t md_type(uint16_t alg)
+int hash_md_type(uint16_t alg)
 {
 	switch (alg) {
 	case TPM2_ALG_SHA1:
@@ -23,6 +23,11 @@ static mbedtls_md_type_t md_type(uint16_t alg)
 		return MBEDTLS_MD_SHA512;
 	}
 	return MBEDTLS_MD_NONE;
+}
+
+static mbedtls_md_type_t md_type(uint16_t alg)
+{
+	return (mbedtls_md_type_t)hash_md_type(alg);
 }
 
 size_t hash_size(uint16_t alg)

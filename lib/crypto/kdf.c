@@ -5,7 +5,6 @@
 
 #include <mbedtls/md.h>
 
-#include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "crypto/kdf.h"
 
@@ -13,19 +12,11 @@ struct hmac_ctx {
 	mbedtls_md_context_t md;
 };
 
+/* NULL for MBEDTLS_MD_NONE: an algorithm hash_md_type does not know. */
 static const mbedtls_md_info_t *md_info(uint16_t alg)
 {
-	switch (alg) {
-	case TPM2_ALG_SHA1:
-		return mbedtls_md_info_from_type(MBEDTLS_MD_SHA1);
-	case TPM2_ALG_SHA256:
-		return mbedtls_md_info_from_type(MBEDTLS_MD_SHA256);
-	case TPM2_ALG_SHA384:
-		return mbedtls_md_info_from_type(MBEDTLS_MD_SHA384);
-	case TPM2_ALG_SHA512:
-		return mbedtls_md_info_from_type(MBEDTLS_MD_SHA512);
-	}
-	return NULL;
+	return mbedtls_md_info_from_type((mbedtls_md_type_t)
+					 hash_md_type(alg));
 }
 
 struct hmac_ctx *hmac_new(uint16_t alg, const void *key, size_t klen)

@@ -4,7 +4,7 @@
 #include <mbedtls/md.h>
 #include <mbedtls/rsa.h>
 
-#include "base/tpm2const.h"
+#include "crypto/hash.h"
 #include "crypto/pk.h"
 #include "crypto/rsa.h"
 
@@ -24,13 +24,8 @@ int rsa_oaep_encrypt(const uint8_t *n, size_t nlen, uint32_t e,
 	uint8_t eb[4];
 	int rc;
 
-	switch (hash) {
-	case TPM2_ALG_SHA1: md = MBEDTLS_MD_SHA1; break;
-	case TPM2_ALG_SHA256: md = MBEDTLS_MD_SHA256; break;
-	case TPM2_ALG_SHA384: md = MBEDTLS_MD_SHA384; break;
-	case TPM2_ALG_SHA512: md = MBEDTLS_MD_SHA512; break;
-	default: return -1;
-	}
+	if ((md = (mbedtls_md_type_t)hash_md_type(hash)) == MBEDTLS_MD_NONE)
+		return -1;
 	if (!e)
 		e = 65537;
 	eb[0] = (uint8_t)(e >> 24);

@@ -4,7 +4,7 @@
 #include <mbedtls/md.h>
 #include <mbedtls/rsa.h>
 
-#include "base/tpm2const.h"
+#include "crypto/hash.h"
 #include "crypto/pk.h"
 #include "crypto/rsapriv.h"
 
@@ -43,13 +43,8 @@ int rsa_oaep_decrypt(const struct rsa_priv *k, uint16_t hash,
 	mbedtls_rsa_context r;
 	int rc;
 
-	switch (hash) {
-	case TPM2_ALG_SHA1: md = MBEDTLS_MD_SHA1; break;
-	case TPM2_ALG_SHA256: md = MBEDTLS_MD_SHA256; break;
-	case TPM2_ALG_SHA384: md = MBEDTLS_MD_SHA384; break;
-	case TPM2_ALG_SHA512: md = MBEDTLS_MD_SHA512; break;
-	default: return -1;
-	}
+	if ((md = (mbedtls_md_type_t)hash_md_type(hash)) == MBEDTLS_MD_NONE)
+		return -1;
 	mbedtls_rsa_init(&r, MBEDTLS_RSA_PKCS_V21, md);
 	rc = load(&r, k);
 	if (!rc && inlen != mbedtls_rsa_get_len(&r))

@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/der.h"
 #include "base/tpm2const.h"
+#include "crypto/hash.h"
 #include "crypto/ecdh.h"
 #include "crypto/pk.h"
 #include "crypto/sign.h"
@@ -26,13 +27,8 @@ int sign_rsa_pkcs1(const struct rsa_priv *k, uint16_t hash_alg,
 	mbedtls_md_type_t md;
 	int rc;
 
-	switch (hash_alg) {
-	case TPM2_ALG_SHA1: md = MBEDTLS_MD_SHA1; break;
-	case TPM2_ALG_SHA256: md = MBEDTLS_MD_SHA256; break;
-	case TPM2_ALG_SHA384: md = MBEDTLS_MD_SHA384; break;
-	case TPM2_ALG_SHA512: md = MBEDTLS_MD_SHA512; break;
-	default: return -1;
-	}
+	if ((md = (mbedtls_md_type_t)hash_md_type(hash_alg)) == MBEDTLS_MD_NONE)
+		return -1;
 	if (dlen != mbedtls_md_get_size(mbedtls_md_info_from_type(md)))
 		return -1;
 	mbedtls_rsa_init(&r, MBEDTLS_RSA_PKCS_V15, 0);

@@ -24,21 +24,6 @@ struct vkey {
 	mbedtls_ecp_point q;
 };
 
-/* Object identifiers (contents octets). */
-static const uint8_t oid_rsa[] = {	/* 1.2.840.113549.1.1.1 */
-	0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01 };
-static const uint8_t oid_ec[] = {	/* 1.2.840.10045.2.1 */
-	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
-static const uint8_t oid_p256[] = {	/* 1.2.840.10045.3.1.7 */
-	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
-static const uint8_t oid_p384[] = {	/* 1.3.132.0.34 */
-	0x2b, 0x81, 0x04, 0x00, 0x22 };
-
-static int oid_is(const struct tb *o, const uint8_t *oid, size_t n)
-{
-	return o->len == n && memcmp(o->p, oid, n) == 0;
-}
-
 /* RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER } */
 static int read_rsa(struct tb *b, struct vkey *k)
 {
@@ -60,9 +45,10 @@ static int read_rsa(struct tb *b, struct vkey *k)
 /* SubjectPublicKeyInfo (RFC 5280, RFC 5480), or PKCS#1 RSAPublicKey. */
 static int read_key(const uint8_t *der, size_t len, struct vkey *k)
 {
-	struct tb b, spki, alg, oid, curve, bits;
+	struct tb b, spki, alg, oid, bits;
 	mbedtls_ecp_group_id id;
 	const uint8_t *pt;
+	uint16_t curve;
 
 	tb_init_read(&b, der, len);
 	if (der_get(&b, DER_SEQ, &spki) || tb_left(&b))
@@ -75,23 +61,12 @@ static int read_key(const uint8_t *der, size_t len, struct vkey *k)
 	    der_get(&spki, DER_BITS, &bits) || tb_left(&spki) ||
 	    tb_get_u8(&bits) != 0 || tb_err(&bits))
 		return -1;	/* a key is a whole number of bytes */
-	if (oid_is(&oid, oid_rsa, sizeof(oid_rsa))) {
-		struct tb null;
-
-		if (tb_left(&alg) && (der_get(&alg, DER_NULL, &null) ||
-				      null.len || tb_left(&alg)))
-			return -1;
+	if (der_key_alg(&oid, &alg, &curve))
+		return -1;
+	if (!curve)
 		return read_rsa(&bits, k);
-	}
-	if (!oid_is(&oid, oid_ec, sizeof(oid_ec)) ||
-	    der_get(&alg, DER_OID, &curve) || tb_left(&alg))
-		return -1;
-	if (oid_is(&curve, oid_p256, sizeof(oid_p256)))
-		id = MBEDTLS_ECP_DP_SECP256R1;
-	else if (oid_is(&curve, oid_p384, sizeof(oid_p384)))
-		id = MBEDTLS_ECP_DP_SECP384R1;
-	else
-		return -1;
+	id = curve == TPM2_ECC_NIST_P256 ? MBEDTLS_ECP_DP_SECP256R1 :
+					   MBEDTLS_ECP_DP_SECP384R1;
 	k->type = TPM2_ALG_ECC;
 	len = tb_left(&bits);
 	pt = tb_get_ref(&bits, len);
@@ -102,13 +77,7 @@ static int read_key(const uint8_t *der, size_t len, struct vkey *k)
 
 static mbedtls_md_type_t md_of(uint16_t alg)
 {
-	switch (alg) {
-	case TPM2_ALG_SHA1: return MBEDTLS_MD_SHA1;
-	case TPM2_ALG_SHA256: return MBEDTLS_MD_SHA256;
-	case TPM2_ALG_SHA384: return MBEDTLS_MD_SHA384;
-	case TPM2_ALG_SHA512: return MBEDTLS_MD_SHA512;
-	}
-	return MBEDTLS_MD_NONE;
+	return (mbedtls_md_type_t)hash_md_type(alg);
 }
 
 int vkey_parse(const uint8_t *data, size_t n, struct vkey **out,

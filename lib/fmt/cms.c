@@ -60,16 +60,11 @@ static const uint8_t alg_stddh_sha256[] = {
 static const uint8_t alg_ecpub[] = {
 	0x30, 0x09, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
 
-static int oid_is(const struct tb *o, const uint8_t *oid, size_t n)
-{
-	return o->len == n && memcmp(o->p, oid, n) == 0;
-}
-
 /* A hash named by a SHA-2 OID (or SHA-1), as a TPM algorithm ID; 0 for
  * another. */
 static uint16_t hash_oid(const struct tb *o)
 {
-	if (oid_is(o, oid_sha1, sizeof(oid_sha1)))
+	if (der_oid_is(o, oid_sha1, sizeof(oid_sha1)))
 		return TPM2_ALG_SHA1;
 	if (o->len != sizeof(oid_sha2) + 1 ||
 	    memcmp(o->p, oid_sha2, sizeof(oid_sha2)))
@@ -430,7 +425,7 @@ int cms_parse(const uint8_t *der, size_t len, struct cms_msg *m,
 	if (der_get(&b, DER_SEQ, &ci) || tb_left(&b))
 		return bad(e, "not one DER ContentInfo");
 	if (der_get(&ci, DER_OID, &oid) ||
-	    !oid_is(&oid, oid_authenv, sizeof(oid_authenv)))
+	    !der_oid_is(&oid, oid_authenv, sizeof(oid_authenv)))
 		return bad(e, "not AuthEnvelopedData");
 	if (der_get(&ci, DER_CTX(0), &c0) || tb_left(&ci) ||
 	    der_get(&c0, DER_SEQ, &aed) || tb_left(&c0) ||
@@ -457,10 +452,10 @@ int cms_parse(const uint8_t *der, size_t len, struct cms_msg *m,
 	}
 	if (der_get(&aed, DER_SEQ, &eci) ||
 	    der_get(&eci, DER_OID, &oid) ||
-	    !oid_is(&oid, oid_data, sizeof(oid_data)) ||
+	    !der_oid_is(&oid, oid_data, sizeof(oid_data)) ||
 	    der_get(&eci, DER_SEQ, &alg) || der_get(&alg, DER_OID, &oid))
 		return bad(e, "damaged authEncryptedContentInfo");
-	if (!oid_is(&oid, oid_gcm256, sizeof(oid_gcm256)))
+	if (!der_oid_is(&oid, oid_gcm256, sizeof(oid_gcm256)))
 		return bad(e, "the content is not encrypted with AES-256-GCM");
 	if (der_get(&alg, DER_SEQ, &params) || tb_left(&alg) ||
 	    der_get(&params, DER_OCTETS, &nonce) || nonce.len != NONCE ||
@@ -585,7 +580,7 @@ static uint16_t oaep_hash(struct tb *params)
 		if (der_get(&seq, DER_CTX(1), &c) ||
 		    der_get(&c, DER_SEQ, &mgf) ||
 		    der_get(&mgf, DER_OID, &oid) ||
-		    !oid_is(&oid, oid_mgf1, sizeof(oid_mgf1)) ||
+		    !der_oid_is(&oid, oid_mgf1, sizeof(oid_mgf1)) ||
 		    der_get(&mgf, DER_SEQ, &halg) ||
 		    der_get(&halg, DER_OID, &hoid) || !(mh = hash_oid(&hoid)))
 			return 0;
@@ -608,7 +603,7 @@ static uint16_t ktri_fields(const struct cms_ri *ri, struct tb *ek)
 	if (der_get_uint(&b, &v) || (v != 0 && v != 2) ||
 	    der_any(&b, &tag, &rid) || der_get(&b, DER_SEQ, &alg) ||
 	    der_get(&alg, DER_OID, &oid) ||
-	    !oid_is(&oid, oid_oaep, sizeof(oid_oaep)) ||
+	    !der_oid_is(&oid, oid_oaep, sizeof(oid_oaep)) ||
 	    !(h = oaep_hash(&alg)) || der_get(&b, DER_OCTETS, ek) ||
 	    tb_left(&b))
 		return 0;
@@ -662,7 +657,7 @@ static int try_kari(const struct cms_ri *ri, const struct privkey *k,
 	    der_get(&b, DER_CTX(0), &orig) ||
 	    der_get(&orig, DER_CTX(1), &okey) || tb_left(&orig) ||
 	    der_get(&okey, DER_SEQ, &alg) || der_get(&alg, DER_OID, &oid) ||
-	    !oid_is(&oid, oid_ecpub, sizeof(oid_ecpub)) ||
+	    !der_oid_is(&oid, oid_ecpub, sizeof(oid_ecpub)) ||
 	    der_get(&okey, DER_BITS, &pub) || tb_left(&okey) ||
 	    tb_get_u8(&pub) != 0 || tb_err(&pub))
 		return 0;	/* originator parameters (if any) not needed */
@@ -677,7 +672,7 @@ static int try_kari(const struct cms_ri *ri, const struct privkey *k,
 	    memcmp(oid.p, oid_stddh, sizeof(oid_stddh)) ||
 	    der_get(&alg, DER_SEQ, &wrap) || tb_left(&alg) ||
 	    der_get(&wrap, DER_OID, &woid) ||
-	    !oid_is(&woid, oid_wrap256, sizeof(oid_wrap256)) ||
+	    !der_oid_is(&woid, oid_wrap256, sizeof(oid_wrap256)) ||
 	    der_get(&b, DER_SEQ, &reks) || tb_left(&b))
 		return 0;
 	switch (oid.p[sizeof(oid_stddh)]) {
@@ -769,8 +764,8 @@ static int kekri_fields(const struct cms_ri *ri, struct tb *id,
 	if (der_get_uint(&b, &v) || v != 4 ||
 	    der_get(&b, DER_SEQ, &kekid) || der_get(&kekid, DER_OCTETS, id) ||
 	    der_get(&b, DER_SEQ, &alg) || der_get(&alg, DER_OID, &oid) ||
-	    !oid_is(&oid, oid_wrap256, sizeof(oid_wrap256)) || tb_left(&alg) ||
-	    der_get(&b, DER_OCTETS, ek) || tb_left(&b))
+	    !der_oid_is(&oid, oid_wrap256, sizeof(oid_wrap256)) ||
+	    tb_left(&alg) || der_get(&b, DER_OCTETS, ek) || tb_left(&b))
 		return -1;
 	return 0;
 }

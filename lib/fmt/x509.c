@@ -8,31 +8,6 @@
 #include "crypto/ecdh.h"
 #include "fmt/x509.h"
 
-/* Object identifiers (contents octets). */
-static const uint8_t oid_rsa[] = {	/* 1.2.840.113549.1.1.1 */
-	0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01 };
-static const uint8_t oid_ec[] = {	/* 1.2.840.10045.2.1 */
-	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01 };
-static const uint8_t oid_p256[] = {	/* 1.2.840.10045.3.1.7 */
-	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07 };
-static const uint8_t oid_p384[] = {	/* 1.3.132.0.34 */
-	0x2b, 0x81, 0x04, 0x00, 0x22 };
-
-static int oid_is(const struct tb *o, const uint8_t *oid, size_t n)
-{
-	return o->len == n && memcmp(o->p, oid, n) == 0;
-}
-
-/* The curve a namedCurve OID names, 0 for another. */
-static uint16_t curve_of(const struct tb *o)
-{
-	if (oid_is(o, oid_p256, sizeof(oid_p256)))
-		return EC_NIST_P256;
-	if (oid_is(o, oid_p384, sizeof(oid_p384)))
-		return EC_NIST_P384;
-	return 0;
-}
-
 /* Take one TLV of this tag and report where it lies, whole. */
 static int der_span(struct tb *b, uint8_t tag, const uint8_t **p,
 		    size_t *n)
@@ -62,7 +37,7 @@ static int read_rsa_pub(struct tb *b, struct pubkey *k)
 
 int x509_spki(const uint8_t *der, size_t len, struct pubkey *k)
 {
-	struct tb b, spki, alg, oid, curve, bits;
+	struct tb b, spki, alg, oid, bits;
 
 	tb_init_read(&b, der, len);
 	if (der_get(&b, DER_SEQ, &spki) || tb_left(&b) ||
@@ -72,18 +47,10 @@ int x509_spki(const uint8_t *der, size_t len, struct pubkey *k)
 		return -1;	/* a key is a whole number of bytes */
 	k->bitslen = tb_left(&bits);
 	k->bits = bits.p + bits.pos;
-	if (oid_is(&oid, oid_rsa, sizeof(oid_rsa))) {
-		struct tb null;
-
-		if (tb_left(&alg) && (der_get(&alg, DER_NULL, &null) ||
-				      null.len || tb_left(&alg)))
-			return -1;
-		return read_rsa_pub(&bits, k);
-	}
-	if (!oid_is(&oid, oid_ec, sizeof(oid_ec)) ||
-	    der_get(&alg, DER_OID, &curve) || tb_left(&alg) ||
-	    !(k->curve = curve_of(&curve)))
+	if (der_key_alg(&oid, &alg, &k->curve))
 		return -1;
+	if (!k->curve)
+		return read_rsa_pub(&bits, k);
 	k->type = KEY_EC;
 	k->point = k->bits;
 	k->pointlen = k->bitslen;
@@ -233,7 +200,7 @@ static int read_ec_priv(struct tb *b, struct privkey *k, uint16_t curve)
 	if (der_peek(&seq) == DER_CTX(0)) {
 		if (der_get(&seq, DER_CTX(0), &ctx) ||
 		    der_get(&ctx, DER_OID, &oid) || tb_left(&ctx) ||
-		    !(named = curve_of(&oid)))
+		    !(named = der_curve(&oid)))
 			return -1;
 	}
 	if (curve && named && named != curve)
@@ -265,7 +232,7 @@ static int read_ec_priv(struct tb *b, struct privkey *k, uint16_t curve)
  * OPTIONAL } */
 static int read_pkcs8(struct tb *b, struct privkey *k)
 {
-	struct tb seq, alg, oid, curve, key, null;
+	struct tb seq, alg, oid, key;
 	uint32_t ver;
 	uint16_t c;
 
@@ -275,16 +242,10 @@ static int read_pkcs8(struct tb *b, struct privkey *k)
 	    der_get(&seq, DER_OCTETS, &key))
 		return -1;
 	/* attributes and the public key are not needed: skipped */
-	if (oid_is(&oid, oid_rsa, sizeof(oid_rsa))) {
-		if (tb_left(&alg) && (der_get(&alg, DER_NULL, &null) ||
-				      null.len || tb_left(&alg)))
-			return -1;
-		return read_rsa_priv(&key, k);
-	}
-	if (!oid_is(&oid, oid_ec, sizeof(oid_ec)) ||
-	    der_get(&alg, DER_OID, &curve) || tb_left(&alg) ||
-	    !(c = curve_of(&curve)))
+	if (der_key_alg(&oid, &alg, &c))
 		return -1;
+	if (!c)
+		return read_rsa_priv(&key, k);
 	return read_ec_priv(&key, k, c);
 }
 

@@ -12,16 +12,6 @@ uint16_t tpm12_key_entity(uint32_t handle)
 	return handle == TPM12_KH_SRK ? TPM12_ET_SRK : TPM12_ET_KEYHANDLE;
 }
 
-/* End s after a failed command, keeping the command's error. */
-static int end_keep(struct tpm *t, struct tpm12_sess *s, int rc)
-{
-	struct tberr keep = *t->e;
-
-	tpm12_sess_end(t, s);
-	*t->e = keep;
-	return rc;
-}
-
 int tpm12_create_wrap_key(struct tpm *t, uint32_t parent,
 			  const uint8_t parentauth[20],
 			  const struct tpm12_key *info,
@@ -40,8 +30,8 @@ int tpm12_create_wrap_key(struct tpm *t, uint32_t parent,
 			     &s)))
 		return rc;
 	if (tpm12_sess_odd(&s))
-		return end_keep(t, &s, err_set(t->e, EX_FAIL, "no random "
-					       "bytes for a nonce"));
+		return tpm12_sess_end_keep(t, &s, err_set(t->e, EX_FAIL,
+				"no random bytes for a nonce"));
 	tb_init(&b, in, sizeof(in));
 	tb_put_u32(&b, parent);
 	/* dataUsageAuth: ADIP with nonceEven; dataMigrationAuth (unused
@@ -58,9 +48,8 @@ int tpm12_create_wrap_key(struct tpm *t, uint32_t parent,
 	explicit_bzero(pad, sizeof(pad));
 	tpm12_put_key(&b, info);
 	if (tb_err(&b))
-		return end_keep(t, &s, err_set(t->e, EX_FAIL,
-					       "TPM_CreateWrapKey: bad "
-					       "template"));
+		return tpm12_sess_end_keep(t, &s, err_set(t->e, EX_FAIL,
+				"TPM_CreateWrapKey: bad template"));
 	c.in = in;
 	c.inlen = b.len;
 	c.auth[0] = &s;
@@ -68,12 +57,11 @@ int tpm12_create_wrap_key(struct tpm *t, uint32_t parent,
 	rc = tpm12_call(t, &c);
 	explicit_bzero(in, sizeof(in));
 	if (rc)
-		return end_keep(t, &s, rc);
+		return tpm12_sess_end_keep(t, &s, rc);
 	if (s.active)
-		return end_keep(t, &s, err_set(t->e, EX_IO,
-					       "TPM_CreateWrapKey: the TPM "
-					       "kept a session it was asked "
-					       "to end"));
+		return tpm12_sess_end_keep(t, &s, err_set(t->e, EX_IO,
+				"TPM_CreateWrapKey: the TPM kept a session it "
+				"was asked to end"));
 	explicit_bzero(&s, sizeof(s));
 	if (tpm12_key_parse(c.out, c.outlen, out, "TPM_CreateWrapKey", t->e))
 		return t->e->code;

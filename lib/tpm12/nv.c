@@ -195,16 +195,11 @@ static int define(struct tpm *t, const uint8_t owner[20],
 	if (!rc && c.outlen)
 		rc = err_set(t->e, EX_IO, "TPM_NV_DefineSpace: unexpected "
 			     "bytes in the response");
-	if (rc || s.active) {
-		struct tberr keep = *t->e;
-
-		if (!rc)
-			rc = err_set(&keep, EX_IO, "TPM_NV_DefineSpace: the "
-				     "TPM kept a session it was asked to end");
-		tpm12_sess_end(t, &s);
-		*t->e = keep;
-		return rc;
-	}
+	if (!rc && s.active)
+		rc = err_set(t->e, EX_IO, "TPM_NV_DefineSpace: the TPM kept "
+			     "a session it was asked to end");
+	if (rc)
+		return tpm12_sess_end_keep(t, &s, rc);
 	explicit_bzero(&s, sizeof(s));
 	return 0;
 }
@@ -325,32 +320,17 @@ static int nv_one(struct tpm *t, const struct tpm12_nv_access *x,
 	return tpm12_call(t, c);
 }
 
-/* The session's end after a job: a refusal is kept over a flush's
- * error. */
-static int nv_end(struct tpm *t, struct tpm12_sess *s, int rc)
-{
-	struct tberr keep = *t->e;
-
-	if (rc) {
-		tpm12_sess_end(t, s);
-		*t->e = keep;
-		return rc;
-	}
-	if (s->active) {
-		tpm12_sess_end(t, s);
-		return err_set(t->e, EX_IO, "the TPM kept a session it was "
-			       "asked to end");
-	}
-	explicit_bzero(s, sizeof(*s));
-	return 0;
-}
-
-/* Check a chunk's place: offset + n must fit 32 bits. */
-static int range_ok(struct tpm *t, uint32_t offset, size_t n)
+/* Check a job before it starts: offset + n must fit 32 bits, and x's
+ * chunks the TPM's buffer. */
+static int range_ok(struct tpm *t, const struct tpm12_nv_access *x,
+		    uint32_t ord, uint32_t offset, size_t n)
 {
 	if (n > 0xffffffffu || offset > 0xffffffffu - n)
 		return err_set(t->e, EX_USAGE, "the NV range does not fit 32 "
 			       "bits");
+	if (x->chunk == 0 || x->chunk > TPM_BUF_SIZE - 128)
+		return err_set(t->e, EX_FAIL, "%s: bad chunk size",
+			       tpm12_ord_name(ord));
 	return 0;
 }
 
@@ -364,11 +344,8 @@ int tpm12_nv_write(struct tpm *t, const struct tpm12_nv_access *x,
 	uint8_t *in;
 	int rc;
 
-	if ((rc = range_ok(t, offset, n)))
+	if ((rc = range_ok(t, x, ord, offset, n)))
 		return rc;
-	if (x->chunk == 0 || x->chunk > TPM_BUF_SIZE - 128)
-		return err_set(t->e, EX_FAIL, "%s: bad chunk size",
-			       tpm12_ord_name(ord));
 	if (!(in = malloc(12 + x->chunk)))
 		return err_set(t->e, EX_FAIL, "out of memory");
 	if ((rc = nv_begin(t, x, &s))) {
@@ -398,7 +375,7 @@ int tpm12_nv_write(struct tpm *t, const struct tpm12_nv_access *x,
 		done += k;
 	} while (done < n);
 	free(in);
-	return nv_end(t, &s, rc);
+	return tpm12_sess_last(t, &s, rc, NULL);
 }
 
 int tpm12_nv_read(struct tpm *t, const struct tpm12_nv_access *x,
@@ -410,11 +387,8 @@ int tpm12_nv_read(struct tpm *t, const struct tpm12_nv_access *x,
 	size_t done = 0;
 	int rc;
 
-	if ((rc = range_ok(t, offset, n)))
+	if ((rc = range_ok(t, x, ord, offset, n)))
 		return rc;
-	if (x->chunk == 0 || x->chunk > TPM_BUF_SIZE - 128)
-		return err_set(t->e, EX_FAIL, "%s: bad chunk size",
-			       tpm12_ord_name(ord));
 	if ((rc = nv_begin(t, x, &s)))
 		return rc;
 	do {
@@ -446,5 +420,5 @@ int tpm12_nv_read(struct tpm *t, const struct tpm12_nv_access *x,
 			tb_get_bytes(&r, out + done, k);
 		done += k;
 	} while (done < n);
-	return nv_end(t, &s, rc);
+	return tpm12_sess_last(t, &s, rc, NULL);
 }

@@ -165,19 +165,8 @@ int tpm12_seal(struct tpm *t, uint32_t key, const uint8_t keyauth[20],
 	rc = tpm12_call(t, &c);
 	explicit_bzero(in, sizeof(in));
 	explicit_bzero(enc, sizeof(enc));
-	if (rc) {
-		struct tberr keep = *t->e;
-
-		tpm12_sess_end(t, &s);
-		*t->e = keep;
+	if ((rc = tpm12_sess_last(t, &s, rc, tpm12_ord_name(c.ord))))
 		return rc;
-	}
-	if (s.active) {
-		tpm12_sess_end(t, &s);
-		return err_set(t->e, EX_IO, "%s: the TPM kept a session it "
-			       "was asked to end", tpm12_ord_name(c.ord));
-	}
-	explicit_bzero(&s, sizeof(s));
 	if (tpm12_stored_parse(c.out, c.outlen, out, tpm12_ord_name(c.ord),
 			       t->e))
 		return t->e->code;
@@ -218,13 +207,8 @@ int tpm12_unseal(struct tpm *t, uint32_t key, const uint8_t keyauth[20],
 		return err_set(t->e, EX_FAIL, "sealed data: too large");
 	if ((rc = tpm12_osap(t, tpm12_key_entity(key), key, keyauth, &ks)))
 		return rc;
-	if ((rc = tpm12_oiap(t, dataauth, &ds))) {
-		struct tberr keep = *t->e;
-
-		tpm12_sess_end(t, &ks);
-		*t->e = keep;
-		return rc;
-	}
+	if ((rc = tpm12_oiap(t, dataauth, &ds)))
+		return tpm12_sess_end_keep(t, &ks, rc);
 	memcpy(even, ks.nonce_even, 20);
 	c.in = in;
 	c.inlen = b.len;
@@ -232,16 +216,12 @@ int tpm12_unseal(struct tpm *t, uint32_t key, const uint8_t keyauth[20],
 	c.auth[1] = &ds;
 	ks.cont = ds.cont = 0;
 	rc = tpm12_call(t, &c);
-	if (rc || ks.active || ds.active) {
-		struct tberr keep = *t->e;
-
-		if (!rc)
-			rc = err_set(&keep, EX_IO, "TPM_Unseal: the TPM kept "
-				     "a session it was asked to end");
-		tpm12_sess_end(t, &ks);
-		tpm12_sess_end(t, &ds);
-		*t->e = keep;
-		return rc;
+	if (!rc && (ks.active || ds.active))
+		rc = err_set(t->e, EX_IO, "TPM_Unseal: the TPM kept a session "
+			     "it was asked to end");
+	if (rc) {
+		tpm12_sess_end_keep(t, &ks, rc);
+		return tpm12_sess_end_keep(t, &ds, rc);
 	}
 	tb_init_read(&r, c.out, c.outlen);
 	len = tb_get_u32(&r);

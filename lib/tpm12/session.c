@@ -188,6 +188,34 @@ int tpm12_sess_end(struct tpm *t, struct tpm12_sess *s)
 	return rc;
 }
 
+int tpm12_sess_end_keep(struct tpm *t, struct tpm12_sess *s, int rc)
+{
+	struct tberr keep = *t->e;
+
+	tpm12_sess_end(t, s);
+	*t->e = keep;
+	return rc;
+}
+
+int tpm12_sess_last(struct tpm *t, struct tpm12_sess *s, int rc,
+		    const char *name)
+{
+	/* A refused command ends the session on the TPM (tpm12_call marks
+	 * it); keep the refusal, not a flush's error. */
+	if (rc)
+		return tpm12_sess_end_keep(t, s, rc);
+	if (s->active) {
+		/* Asked to end the session, the TPM kept it: not a 1.2's
+		 * answer.  Flushing it would also overwrite the answer. */
+		tpm12_sess_end(t, s);
+		return err_set(t->e, EX_IO, "%s%sthe TPM kept a session it "
+			       "was asked to end", name ? name : "",
+			       name ? ": " : "");
+	}
+	explicit_bzero(s, sizeof(*s));
+	return 0;
+}
+
 int tpm12_call_oiap(struct tpm *t, const uint8_t auth[20],
 		    struct tpm12_call *c)
 {
@@ -201,24 +229,7 @@ int tpm12_call_oiap(struct tpm *t, const uint8_t auth[20],
 	s.cont = 0;
 	rc = tpm12_call(t, c);
 	c->auth[0] = NULL;
-	if (rc) {
-		/* A refused command ends the session on the TPM (tpm12_call
-		 * marks it); keep the refusal, not a flush's error. */
-		struct tberr keep = *t->e;
-
-		tpm12_sess_end(t, &s);
-		*t->e = keep;
-		return rc;
-	}
-	if (s.active) {
-		/* Asked to end the session, the TPM kept it: not a 1.2's
-		 * answer.  Flushing it would also overwrite c->out. */
-		tpm12_sess_end(t, &s);
-		return err_set(t->e, EX_IO, "%s: the TPM kept a session it "
-			       "was asked to end", tpm12_ord_name(c->ord));
-	}
-	explicit_bzero(&s, sizeof(s));
-	return 0;
+	return tpm12_sess_last(t, &s, rc, tpm12_ord_name(c->ord));
 }
 
 int tpm12_call_oiap_bare(struct tpm *t, const uint8_t auth[20],

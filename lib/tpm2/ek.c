@@ -178,12 +178,39 @@ out:
 	return rc;
 }
 
+/* The EK from tmpl (under the endorsement hierarchy, empty auth), not
+ * kept: its public area in pub, which must be the one tmpl makes.  high:
+ * the high range template's number, named in errors; 0 for another. */
+static int make_ek(struct tpm *t, const struct tpm2_public *tmpl,
+		   struct tpm2_public *pub, int high)
+{
+	struct tpm2_auth a;
+	uint32_t h = 0;
+	int rc;
+
+	tpm2_auth_pw(&a, NULL, 0);
+	rc = tpm2_create_primary(t, TPM2_RH_ENDORSEMENT, &a, tmpl, NULL, 0,
+				 &h, pub);
+	if (h)
+		tpm2_flush(t, h);
+	if (rc && high)
+		return err_prefix(t->e, "making the EK (template H-%d)", high);
+	if (rc)
+		return err_prefix(t->e, "making the EK");
+	if (tpm2_public_same_template(pub, tmpl))
+		return 0;
+	if (high)
+		return err_set(t->e, EX_FAIL, "TPM2_CreatePrimary: the key "
+			       "made is not the EK its template (H-%d) asks "
+			       "for", high);
+	return err_set(t->e, EX_FAIL, "TPM2_CreatePrimary: the key made is "
+		       "not the EK its template asks for");
+}
+
 int tpm2_ek_public(struct tpm *t, int rsa, struct tpm2_public *pub,
 		   int *how)
 {
 	struct tpm2_public tmpl;
-	struct tpm2_auth a;
-	uint32_t h = 0;
 	int rc, found;
 
 	rc = tpm2_readpublic(t, rsa ? TPM2_EK_RSA_HANDLE : TPM2_EK_ECC_HANDLE,
@@ -202,17 +229,7 @@ int tpm2_ek_public(struct tpm *t, int rsa, struct tpm2_public *pub,
 	if (!found)
 		tpm2_ek_template(&tmpl, rsa);
 	*how = found ? EK_NV_TEMPLATE : EK_TEMPLATE;
-	tpm2_auth_pw(&a, NULL, 0);
-	rc = tpm2_create_primary(t, TPM2_RH_ENDORSEMENT, &a, &tmpl, NULL, 0,
-				 &h, pub);
-	if (h)
-		tpm2_flush(t, h);
-	if (rc)
-		return err_prefix(t->e, "making the EK");
-	if (!tpm2_public_same_template(pub, &tmpl))
-		return err_set(t->e, EX_FAIL, "TPM2_CreatePrimary: the key "
-			       "made is not the EK its template asks for");
-	return 0;
+	return make_ek(t, &tmpl, pub, 0);
 }
 
 /* PolicyB (EK Credential Profile 2.x, the high range): PolicyOR of
@@ -295,8 +312,6 @@ int tpm2_ek_public_high(struct tpm *t, int n, struct tpm2_public *pub,
 			int *how)
 {
 	struct tpm2_public tmpl;
-	struct tpm2_auth a;
-	uint32_t h = 0;
 	int rc;
 
 	if (tpm2_ek_template_high(&tmpl, n))
@@ -313,16 +328,5 @@ int tpm2_ek_public_high(struct tpm *t, int n, struct tpm2_public *pub,
 		return rc;
 	err_clear(t->e);
 	*how = EK_TEMPLATE;
-	tpm2_auth_pw(&a, NULL, 0);
-	rc = tpm2_create_primary(t, TPM2_RH_ENDORSEMENT, &a, &tmpl, NULL, 0,
-				 &h, pub);
-	if (h)
-		tpm2_flush(t, h);
-	if (rc)
-		return err_prefix(t->e, "making the EK (template H-%d)", n);
-	if (!tpm2_public_same_template(pub, &tmpl))
-		return err_set(t->e, EX_FAIL, "TPM2_CreatePrimary: the key "
-			       "made is not the EK its template (H-%d) asks "
-			       "for", n);
-	return 0;
+	return make_ek(t, &tmpl, pub, n);
 }

@@ -296,6 +296,20 @@ static struct tpm2_auth *auth_or_empty(struct tpm2_auth *a,
 	return tmp;
 }
 
+/* The one authorized handle of Create and Load: the parent, its name
+ * (when known) and its authorization (tmp: room for an empty one). */
+static void call_parent(struct tpm2_call *c, uint32_t parent,
+			const uint8_t *name, size_t namelen,
+			struct tpm2_auth *pa, struct tpm2_auth *tmp)
+{
+	c->nh = 1;
+	c->h[0] = parent;
+	c->name[0].p = name;
+	c->name[0].n = name ? namelen : 0;
+	c->na = 1;
+	c->auth[0] = auth_or_empty(pa, tmp);
+}
+
 /* TPM2B_SENSITIVE_CREATE, TPM2B_PUBLIC, empty outsideInfo, no PCRs. */
 static void put_create_params(struct tb *b, const struct tpm2_public *tmpl,
 			      const uint8_t *auth, size_t authlen,
@@ -404,12 +418,7 @@ int tpm2_create(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 		return too_large(t, TPM2_CC_Create);
 	}
 	c.cc = TPM2_CC_Create;
-	c.nh = 1;
-	c.h[0] = parent;
-	c.name[0].p = parent_name;
-	c.name[0].n = parent_name ? parent_namelen : 0;
-	c.na = 1;
-	c.auth[0] = auth_or_empty(pa, &tmp);
+	call_parent(&c, parent, parent_name, parent_namelen, pa, &tmp);
 	c.params = pbuf;
 	c.plen = b.len;
 	rc = tpm2_call(t, &c);
@@ -496,12 +505,7 @@ int tpm2_load(struct tpm *t, uint32_t parent, const uint8_t *parent_name,
 	if (tb_err(&b))
 		return too_large(t, TPM2_CC_Load);
 	c.cc = TPM2_CC_Load;
-	c.nh = 1;
-	c.h[0] = parent;
-	c.name[0].p = parent_name;
-	c.name[0].n = parent_name ? parent_namelen : 0;
-	c.na = 1;
-	c.auth[0] = auth_or_empty(pa, &tmp);
+	call_parent(&c, parent, parent_name, parent_namelen, pa, &tmp);
 	c.params = pbuf;
 	c.plen = b.len;
 	c.nrh = 1;
@@ -541,16 +545,15 @@ int tpm2_flush(struct tpm *t, uint32_t h)
 {
 	struct tpm2_call c = {0};
 	uint8_t p[4];
+	struct tb b;
 
 	if (!h)
 		return 0;
-	p[0] = (uint8_t)(h >> 24);
-	p[1] = (uint8_t)(h >> 16);
-	p[2] = (uint8_t)(h >> 8);
-	p[3] = (uint8_t)h;
+	tb_init(&b, p, sizeof(p));
+	tb_put_u32(&b, h);
 	c.cc = TPM2_CC_FlushContext;
 	c.params = p;
-	c.plen = 4;
+	c.plen = b.len;
 	return tpm2_call(t, &c);
 }
 
@@ -561,11 +564,10 @@ int tpm2_evict(struct tpm *t, struct tpm2_auth *owner, uint32_t obj,
 	struct tpm2_call c = {0};
 	struct tpm2_auth tmp;
 	uint8_t p[4];
+	struct tb b;
 
-	p[0] = (uint8_t)(persistent >> 24);
-	p[1] = (uint8_t)(persistent >> 16);
-	p[2] = (uint8_t)(persistent >> 8);
-	p[3] = (uint8_t)persistent;
+	tb_init(&b, p, sizeof(p));
+	tb_put_u32(&b, persistent);
 	c.cc = TPM2_CC_EvictControl;
 	c.nh = 2;
 	c.h[0] = TPM2_RH_OWNER;
@@ -575,7 +577,7 @@ int tpm2_evict(struct tpm *t, struct tpm2_auth *owner, uint32_t obj,
 	c.na = 1;
 	c.auth[0] = auth_or_empty(owner, &tmp);
 	c.params = p;
-	c.plen = 4;
+	c.plen = b.len;
 	return tpm2_call(t, &c);
 }
 

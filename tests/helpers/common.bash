@@ -16,6 +16,9 @@ export TPMBOX
 
 tb() { "$TPMBOX" "$@"; }
 
+# shellcheck source=tests/helpers/tools.bash
+. "$BATS_TEST_DIRNAME/helpers/tools.bash"
+
 # A free TCP port pair (P, P+1) on loopback, below the kernel's ephemeral
 # range: a port there can be the local end of a client's connection (or
 # its TIME_WAIT) that a connect test does not see, and a server's bind
@@ -155,6 +158,14 @@ nv_put() {
 	tpm2_nvwrite -C o -i "$2" "$1" >/dev/null
 }
 
+# faultproxy_build OUT: tests/helpers/faultproxy.c (a TPM that damages
+# one answer per connection) built at OUT.
+faultproxy_build() {
+	cc -O2 -Wall -Wextra -Werror -o "$1" \
+		"$BATS_TEST_DIRNAME/helpers/faultproxy.c" \
+		"$BATS_TEST_DIRNAME/helpers/proxy.c"
+}
+
 # interposer_build OUT: tests/helpers/interposer.c (an active attacker
 # on the bus) built at OUT.
 interposer_build() {
@@ -162,10 +173,12 @@ interposer_build() {
 	root=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 	cc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
 		-I"$root/include" -o "$1" \
-		"$root/tests/helpers/interposer.c" "$root/lib/buf.c" \
+		"$root/tests/helpers/interposer.c" \
+		"$root/tests/helpers/proxy.c" "$root/lib/base/buf.c" \
 		"$root/lib/crypto/hash.c" "$root/lib/crypto/kdf.c" \
 		"$root/lib/crypto/pk.c" "$root/lib/crypto/sym.c" \
-		"$root/lib/der.c" "$root/lib/pem.c" "$root/lib/err.c" \
+		"$root/lib/base/der.c" "$root/lib/base/pem.c" \
+		"$root/lib/base/err.c" \
 		-lmbedcrypto
 }
 
@@ -232,30 +245,4 @@ t2_pcrread_text() {
 t2_banks() {
 	tpm2_getcap pcrs | awk '/^  - [a-z0-9_]+:/ { b = $2; sub(/:$/, "", b);
 		if ($0 !~ /\[ *\]/) print b }'
-}
-
-# tss2_pieces BLOB DIR: the TSS2 PRIVATE KEY block of BLOB taken apart for
-# tpm2-tools: DIR/pub (pubkey, TPM2B_PUBLIC), DIR/priv (privkey,
-# TPM2B_PRIVATE; the duplicate of an importable key) and, when present,
-# DIR/seed (secret [2], TPM2B_ENCRYPTED_SECRET).
-tss2_pieces() {
-	mkdir -p "$2"
-	sed -n '/BEGIN TSS2/,/END TSS2/p' "$1" | sed '1d;$d' | base64 -d |
-	python3 -c '
-import sys
-d = sys.stdin.buffer.read()
-def tlv(b, i):
-    t = b[i]; n = b[i + 1]; i += 2
-    if n & 0x80:
-        k = n & 0x7f; n = int.from_bytes(b[i:i + k], "big"); i += k
-    return t, b[i:i + n], i + n
-t, body, _ = tlv(d, 0)
-i = 0; out = {}
-while i < len(body):
-    t, v, i = tlv(body, i)
-    if t == 0xa2: out["seed"] = tlv(v, 0)[1]
-    if t == 0x04: out["pub" if "pub" not in out else "priv"] = v
-for k, v in out.items():
-    open(sys.argv[1] + "/" + k, "wb").write(v)
-' "$2"
 }

@@ -7,16 +7,6 @@ TPMBOX=${TPMBOX:-$(cd "$(dirname "$0")/../.." && pwd)/tpmbox}
 [ -x "$TPMBOX" ] || { echo "demo: $TPMBOX not built (run make)" >&2; exit 3; }
 command -v swtpm >/dev/null || { echo "demo: swtpm is not installed" >&2; exit 3; }
 
-DEMO_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tpmbox-demo.XXXXXX")
-SWTPM_PID=
-cleanup() {
-	[ -n "$SWTPM_PID" ] && kill "$SWTPM_PID" 2>/dev/null
-	[ -n "$SWTPM_PID" ] && wait "$SWTPM_PID" 2>/dev/null
-	rm -rf "$DEMO_DIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 if [ -t 1 ]; then B=$'\e[1m' D=$'\e[2m' N=$'\e[0m'; else B= D= N=; fi
 step=0
 # caption TEXT: a numbered heading for the next command(s)
@@ -32,13 +22,10 @@ run() {
 	"$TPMBOX" "$@"
 }
 
-swtpm socket --tpm2 \
-	--server type=unixio,path="$DEMO_DIR/sock" \
-	--ctrl type=unixio,path="$DEMO_DIR/sock.ctrl" \
-	--tpmstate dir="$DEMO_DIR" \
-	--flags not-need-init,startup-clear >"$DEMO_DIR/swtpm.log" 2>&1 &
-SWTPM_PID=$!
-export TPMBOX_TCTI="swtpm:path=$DEMO_DIR/sock"
+# shellcheck source=tests/helpers/tools.bash
+. "$(dirname "$0")/tools.bash"
+throwaway_swtpm demo
+DEMO_DIR=$THROWAWAY_DIR
 for _ in $(seq 1 100); do
 	"$TPMBOX" getrandom 1 >/dev/null 2>&1 && break
 	kill -0 "$SWTPM_PID" 2>/dev/null || { cat "$DEMO_DIR/swtpm.log" >&2; exit 3; }

@@ -47,19 +47,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#define MAXMSG 16384
-#define HDR 10
+#include "proxy.h"
 
 enum mode {
 	M_PASS, M_TRUNC, M_CLOSE, M_STALLMID, M_INFLATE, M_SHRINK,
@@ -82,15 +78,6 @@ static const enum mode quick_modes[] = {
 static uint64_t rng;
 static unsigned set_idx, set_off;	/* -e, mode set */
 static int set_val;
-static volatile sig_atomic_t stop;
-
-/* SIGTERM ends the proxy between connections, after the stats line of
- * the current one is written. */
-static void on_term(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static uint64_t rnd(void)
 {
@@ -106,67 +93,6 @@ static uint32_t rndn(uint32_t n)
 	return n ? (uint32_t)(rnd() % n) : 0;
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Read one TPM message (header size) from fd.  0 ok, -1 EOF/error. */
-static int read_msg(int fd, uint8_t *buf, size_t *len, int timeout_ms)
-{
-	size_t off = 0, want = HDR;
-
-	while (off < want) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-		int pr = poll(&pf, 1, timeout_ms);
-
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			return -1;
-		r = read(fd, buf + off, want - off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		off += (size_t)r;
-		if (want == HDR && off == HDR) {
-			uint32_t sz = get32(buf + 2);
-
-			if (sz < HDR || sz > MAXMSG)
-				return -1;
-			want = sz;
-		}
-	}
-	*len = off;
-	return 0;
-}
-
 /* Wait until the client goes away (reading and dropping what it sends). */
 static void wait_gone(int fd)
 {
@@ -179,73 +105,6 @@ static void wait_gone(int fd)
 			continue;
 		if (r <= 0)
 			return;
-	}
-}
-
-static int connect_unix(const char *path)
-{
-	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* One command to swtpm, its response back.  0 ok. */
-static int tpm_roundtrip(int tfd, const uint8_t *cmd, size_t clen,
-			 uint8_t *rsp, size_t *rlen)
-{
-	if (write_all(tfd, cmd, clen))
-		return -1;
-	return read_msg(tfd, rsp, rlen, 30000);
-}
-
-/* Flush what the client left loaded: transient objects, sessions. */
-static void flush_leftovers(int tfd)
-{
-	static const uint32_t firsts[] = { 0x80000000u, 0x02000000u,
-					   0x03000000u };
-	size_t i;
-
-	for (i = 0; i < sizeof(firsts) / sizeof(firsts[0]); i++) {
-		uint8_t cmd[22], rsp[MAXMSG];
-		size_t rlen, j, n;
-
-		put32(cmd + 2, sizeof(cmd));
-		cmd[0] = 0x80; cmd[1] = 0x01;
-		put32(cmd + 6, 0x17a);		/* GetCapability */
-		put32(cmd + 10, 1);		/* TPM_CAP_HANDLES */
-		put32(cmd + 14, firsts[i]);
-		put32(cmd + 18, 64);
-		if (tpm_roundtrip(tfd, cmd, sizeof(cmd), rsp, &rlen) ||
-		    rlen < 19 || get32(rsp + 6) != 0)
-			continue;
-		n = get32(rsp + 15);
-		for (j = 0; j < n && 19 + 4 * j + 4 <= rlen; j++) {
-			uint32_t h = get32(rsp + 19 + 4 * j);
-			uint8_t f[14], fr[64];
-			size_t frl;
-
-			/* The loaded-session list holds HMAC (0x02) and
-			 * policy (0x03) handles alike. */
-			if ((h >> 24) != 0x02 && (h >> 24) != 0x03 &&
-			    (h >> 24) != 0x80)
-				break;
-			f[0] = 0x80; f[1] = 0x01;
-			put32(f + 2, sizeof(f));
-			put32(f + 6, 0x165);	/* FlushContext */
-			put32(f + 10, h);
-			if (tpm_roundtrip(tfd, f, sizeof(f), fr, &frl))
-				return;
-		}
 	}
 }
 
@@ -456,31 +315,6 @@ static void mutate(enum mode m, uint8_t *r, size_t *n, struct outcome *o)
 	}
 }
 
-static int listen_unix(const char *path)
-{
-	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	/* Bound under a temporary name and renamed once listening: a
-	 * client that sees the path never gets ECONNREFUSED. */
-	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s.new", path) >=
-	    (int)sizeof(sa.sun_path)) {
-		close(fd);
-		return -1;
-	}
-	unlink(sa.sun_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(fd, 16) < 0 || rename(sa.sun_path, path) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: faultproxy -l LISTEN -t SWTPM_SOCK -m MODE "
@@ -527,14 +361,7 @@ int main(int argc, char **argv)
 	if (!lpath || !tpath || mode == M_COUNT || k == 0 ||
 	    (mode == M_SET) != edit)
 		usage();
-	signal(SIGPIPE, SIG_IGN);
-	{
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_term;	/* no SA_RESTART: wakes accept */
-		sigaction(SIGTERM, &sa, NULL);
-	}
+	proxy_signals();
 	lfd = listen_unix(lpath);
 	if (lfd < 0) {
 		perror("faultproxy: listen");
@@ -600,7 +427,7 @@ int main(int argc, char **argv)
 					 "cannot connect to swtpm");
 				break;
 			}
-			if (tpm_roundtrip(tfd, cmd, clen, rsp, &rlen)) {
+			if (roundtrip(tfd, cmd, clen, rsp, &rlen)) {
 				snprintf(out.what, sizeof(out.what),
 					 "swtpm failed");
 				break;
