@@ -196,9 +196,12 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_usage(c, "--reenable takes no other option");
 	/* The family decides the job (a TPM 1.2 clears differently); with
 	 * an SRK pin the salted session's first answer tells it (no
-	 * unauthenticated probe), and a 1.2 is a usage error. */
+	 * unauthenticated probe), and a 1.2 is a usage error.  A family the
+	 * options contradict is asked again (tpm_family_confirm). */
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    !(rc = tpm_family(t)))
+	    !(rc = tpm_family_confirm(t, (ownerspec || pp || reenable) ?
+				      TPM_FAMILY_12 : (lockspec || platform) ?
+				      TPM_FAMILY_20 : 0)))
 		return ctx_fail(c);
 	if (rc == TPM_FAMILY_12) {
 		if (lockspec || platform)

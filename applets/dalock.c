@@ -258,9 +258,11 @@ static int run(struct ctx *c, int argc, char **argv)
 
 	/* The family decides the job (a TPM 1.2's DA logic differs); with
 	 * an SRK pin the salted session's first answer tells it (no
-	 * unauthenticated probe), and a 1.2 is a usage error. */
+	 * unauthenticated probe), and a 1.2 is a usage error; a family the
+	 * options contradict is asked again. */
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    !(rc = tpm_family(t)))
+	    !(rc = tpm_family_confirm(t, ownerspec ? TPM_FAMILY_12 :
+				      (set || lockspec) ? TPM_FAMILY_20 : 0)))
 		return ctx_fail(c);
 	if (rc == TPM_FAMILY_12) {
 		if (set || lockspec)

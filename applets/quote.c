@@ -198,11 +198,12 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	/* Step 2: the family decides the job.  Known already (a device, or
 	 * an SRK pin's salted session, where a 1.2 is a usage error), or
-	 * asked for a 1.2 AIK or a bare PCR list; for a 2.0 AK the 2.0
-	 * job's first command tells it. */
+	 * asked for a 1.2 AIK or a bare PCR list (and asked again when a
+	 * 2.0 answers: tpm_family_confirm); for a 2.0 AK the 2.0 job's
+	 * first command tells it. */
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    (!(fam = tpm_family_known(t)) && (is12 || bare) &&
-	     !(fam = tpm_family(t)))) {
+	    ((is12 || bare) ? !(fam = tpm_family_confirm(t, TPM_FAMILY_12)) :
+	     ((fam = tpm_family_known(t)), 0))) {
 		rc = ctx_fail(c);
 		goto done;
 	}

@@ -100,7 +100,9 @@ static int bare_lists(struct ctx *c, struct tpm *t, struct seal_opts *so,
 {
 	int i, fam;
 
-	if (!(fam = tpm_family(t)))
+	/* Options only a 1.2 takes: a 2.0 answer is asked again before
+	 * they are called the user's mistake. */
+	if (!(fam = tpm_family_confirm(t, TPM_FAMILY_12)))
 		return ctx_fail(c);
 	for (i = 0; i < so->npcr; i++) {
 		if (strchr(so->pcr[i], ':') || strcmp(so->pcr[i], "all") == 0)

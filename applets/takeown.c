@@ -217,9 +217,12 @@ static int run(struct ctx *c, int argc, char **argv)
 			"the %s certificate (%s), which verifies to %s\n",
 			o->ek.slot, o->ek.subject, o->ek.anchor);
 	/* The family (with an SRK pin the salted session's first answer
-	 * tells it: no unauthenticated probe; a 1.2 is a usage error), the
-	 * options it takes, then its steps. */
-	if (tpm_trust_begin(t) || !(fam = tpm_family(t)) ||
+	 * tells it: no unauthenticated probe; a 1.2 is a usage error; one
+	 * the options contradict is asked again), the options it takes,
+	 * then its steps. */
+	if (tpm_trust_begin(t) ||
+	    !(fam = tpm_family_confirm(t, o->j.only20 ? TPM_FAMILY_20 :
+					  o->j.srkspec ? TPM_FAMILY_12 : 0)) ||
 	    owner_family(&o->j, fam, &c->e) ||
 	    (fam == TPM_FAMILY_12 ? owner_take12(t, &o->j) :
 	     owner_take2(t, &o->j)))

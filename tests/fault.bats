@@ -700,3 +700,21 @@ slow_all() {	# MODE WANT_RC WANT_MSG
 	[ "$(sort -u "$FD/rcs")" = 3 ]
 	[ "$(grep -c 'mutated=1' "$FD/stats")" = 5 ]
 }
+
+@test "fault: a forged TPM 1.2 answer to a 2.0 blob's first command is asked again: exit 3, the answers inconsistent, not 'sealed on a TPM 2.0'" {
+	TPMBOX_TCTI=$REAL_TCTI "$TPMBOX" seal -o "$FD/fam.blob" "$FD/data32"
+	# answer 0 (unseal's first command) gets a TPM 1.2's tag
+	rm -f "$SOCKD/p.sock"
+	"$PROXY" -l "$SOCKD/p.sock" -t "$SWTPM_DIR/sock" -m set -k 1 \
+		-e 0:0:0x00:0xc4 -s 1 -o "$FD/fam.st" -F >/dev/null 2>&1 3>&- &
+	PP=$!
+	for _ in $(seq 1 300); do [ -S "$SOCKD/p.sock" ] && break; sleep 0.01; done
+	run "$TPMBOX" -T "swtpm:path=$SOCKD/p.sock" unseal "$FD/fam.blob"
+	proxy_stop
+	assert_failure 3
+	assert_output --partial "the TPM's answers are inconsistent: it answered as a TPM 1.2, then as a TPM 2.0"
+	refute_output --partial "sealed on a TPM 2.0"
+	grep -q 'mutated=1' "$FD/fam.st"
+	# undamaged, the same blob unseals
+	TPMBOX_TCTI=$REAL_TCTI "$TPMBOX" unseal "$FD/fam.blob" | cmp - "$FD/data32"
+}

@@ -259,3 +259,26 @@ one() {
 	grep -q " cmds=$((2 + nnv)) " "$W/st"
 	"$TPMBOX" -T "$REAL" nvrelease 0x00011104
 }
+
+@test "fault12: a forged TPM 2.0 answer to the family probe is asked again: a bare PCR list is exit 3 (the answers inconsistent), not the user's mistake" {
+	seed=1 n=0
+	P="swtpm:path=$F/p.sock"
+	# answer 0 (the family probe) gets a TPM 2.0's tag
+	for args in "seal -p 0 -o $W/fam $W/in" "pcrread 0" "quote -k $W/aik -p 0,7 -n 00 -o $W/famq"; do
+		proxy set 1 "$W/st" -e 0:0:0x80:0x01
+		rc=0; "$TPMBOX" -T "$P" $args >/dev/null 2>"$W/e" || rc=$?
+		proxy_stop
+		[ "$rc" = 3 ] || { echo "$args: exit $rc"; cat "$W/e"; false; }
+		grep -q "the TPM's answers are inconsistent: it answered as a TPM 2.0, then as a TPM 1.2" "$W/e"
+		run grep -q "name the PCR bank" "$W/e"
+		[ "$status" = 1 ]
+		[ ! -e "$W/fam" ]
+		[ ! -e "$W/famq" ]
+	done
+	# undamaged, the same bare list seals on the 1.2
+	proxy pass 1 "$W/st"
+	"$TPMBOX" -T "$P" seal -p 0 -o "$W/fam" "$W/in"
+	proxy_stop
+	"$TPMBOX" -T "$REAL" unseal "$W/fam" | cmp - "$W/in"
+	rm -f "$W/fam"
+}

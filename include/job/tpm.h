@@ -21,6 +21,14 @@ struct pcr_vals;
  * gets the kernel's probe, one TPM2_GetCapability: a 0x8001 tag answers
  * 2.0, a 1.2 tag 1.2 (no side effect on either). */
 int tpm_family(struct tpm *t);
+/* The family, when what the caller holds (a bare PCR list, a blob or
+ * key of one family, an option only one family has) wants the family
+ * want: a family that contradicts it and came from an answer on the bus
+ * is asked again before the caller blames its arguments, and two answers
+ * that differ are exit 3 ("the TPM's answers are inconsistent"), 0
+ * returned.  Returns the family (the caller refuses a different one as
+ * before), or 0 with t->e set.  want 0: tpm_family. */
+int tpm_family_confirm(struct tpm *t, int want);
 /* The family when known without sending anything (the device's name or
  * sysfs, or an earlier answer); 0: not known yet. */
 int tpm_family_known(struct tpm *t);

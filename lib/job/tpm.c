@@ -99,14 +99,13 @@ int tpm_answered_12(struct tpm *t, int rc, int before)
 	return answered_12(t, rc, before);
 }
 
-int tpm_family(struct tpm *t)
+/* One probe: the family its answer's tag names, or 0 (t->e set). */
+static int probe_family(struct tpm *t)
 {
 	size_t rlen;
 	uint32_t size;
 	uint16_t tag;
 
-	if (family_known(t))
-		return t->family;
 	if (t->trace)
 		t->trace('>', TPM2_CC_GetCapability, probe, sizeof(probe));
 	t->ncmds++;
@@ -127,13 +126,45 @@ int tpm_family(struct tpm *t)
 	}
 	/* Whatever its rc (even TPM_RC_INITIALIZE), a 2.0 tag is a 2.0. */
 	if (tag == TPM2_ST_NO_SESSIONS || tag == TPM2_ST_SESSIONS)
-		t->family = TPM_FAMILY_20;
-	else if (tag == TPM12_TAG_RSP_COMMAND)
-		t->family = TPM_FAMILY_12;
-	else
-		err_set(t->e, EX_IO, "detecting the TPM family: the answer's "
-			"tag 0x%04x is neither TPM 2.0's nor TPM 1.2's", tag);
+		return TPM_FAMILY_20;
+	if (tag == TPM12_TAG_RSP_COMMAND)
+		return TPM_FAMILY_12;
+	err_set(t->e, EX_IO, "detecting the TPM family: the answer's tag "
+		"0x%04x is neither TPM 2.0's nor TPM 1.2's", tag);
+	return 0;
+}
+
+int tpm_family(struct tpm *t)
+{
+	if (family_known(t))
+		return t->family;
+	t->family = probe_family(t);
 	return t->family;
+}
+
+int tpm_family_confirm(struct tpm *t, int want)
+{
+	int first = tpm_family(t), again;
+
+	if (!first || !want || first == want)
+		return first;
+	/* The kernel named it (the device's name or sysfs), not an answer
+	 * that crossed the bus. */
+	if (t->x.kind == XPORT_DEVICE && family_from_device(t->x.desc))
+		return first;
+	if (!(again = probe_family(t)))
+		return 0;
+	if (again != first) {
+		err_set(t->e, EX_IO, "the TPM's answers are inconsistent: it "
+			"answered as a TPM %s, then as a TPM %s",
+			first == TPM_FAMILY_12 ? "1.2" : "2.0",
+			again == TPM_FAMILY_12 ? "1.2" : "2.0");
+		err_hint(t->e, "an answer was damaged or forged on its way "
+			 "(a bus interposer?), not a fault of the arguments; "
+			 "nothing was done");
+		return 0;
+	}
+	return first;
 }
 
 const char *tpm_cc_name(uint32_t cc)
@@ -206,7 +237,7 @@ int tpm_pcr_parse(struct tpm *t, const char *spec, struct pcr_sel *sel)
 
 	if (strchr(spec, ':') || strcmp(spec, "all") == 0)
 		return pcr_sel_parse(spec, sel, t->e);
-	if (!(f = tpm_family(t)))
+	if (!(f = tpm_family_confirm(t, TPM_FAMILY_12)))
 		return t->e->code;
 	if (f == TPM_FAMILY_12) {
 		char *s = malloc(strlen(spec) + 6);

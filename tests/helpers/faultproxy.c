@@ -9,7 +9,7 @@
  *
  * usage: faultproxy -l LISTEN -t SWTPM_SOCK -m MODE [-s SEED] [-k K]
  *                   [-o STATSFILE] [-r RECORDDIR] [-F] [-c CONN]
- *                   [-e N:OFF:BYTE]
+ *                   [-e N:OFF:BYTE[:BYTE...]]
  *   -m MODE  pass trunc close stallmid inflate shrink sizefield flip rc
  *            twice stall retry retryall random set
  *   -k K     damage response number (rand % K) of each connection
@@ -19,7 +19,8 @@
  *   -F       after each client leaves, flush the transient objects and
  *            sessions it left in swtpm (a tiny resource manager)
  *   -c CONN  start numbering connections at CONN (replay)
- *   -e N:OFF:BYTE  for mode set: the answer, offset and value
+ *   -e N:OFF:BYTE[:BYTE...]  for mode set: the answer, offset and value
+ *                  (more values: the bytes after OFF, up to 8 in all)
  *
  * Modes (K-th response of a connection):
  *   pass       forward untouched
@@ -77,7 +78,7 @@ static const enum mode quick_modes[] = {
 
 static uint64_t rng;
 static unsigned set_idx, set_off;	/* -e, mode set */
-static int set_val;
+static int set_val[8], set_nval;
 
 static uint64_t rnd(void)
 {
@@ -164,10 +165,13 @@ static void mutate(enum mode m, uint8_t *r, size_t *n, struct outcome *o)
 
 	switch (m) {
 	case M_SET:
-		if (set_off < len) {
+		if (set_off + (unsigned)set_nval <= len) {
 			snprintf(o->what, sizeof(o->what), "set byte %u "
-				 "0x%02x->0x%02x", set_off, r[set_off], set_val);
-			r[set_off] = (uint8_t)set_val;
+				 "0x%02x->0x%02x (%d byte%s)", set_off,
+				 r[set_off], set_val[0], set_nval,
+				 set_nval > 1 ? "s" : "");
+			for (k = 0; k < (size_t)set_nval; k++)
+				r[set_off + k] = (uint8_t)set_val[k];
 		} else {
 			snprintf(o->what, sizeof(o->what), "set byte %u: "
 				 "beyond the %zu bytes", set_off, len);
@@ -323,6 +327,29 @@ static void usage(void)
 	exit(2);
 }
 
+/* -e N:OFF:BYTE[:BYTE...]: 1 when well formed. */
+static int parse_edit(const char *a)
+{
+	char *end;
+	unsigned long v;
+
+	set_idx = (unsigned)strtoul(a, &end, 0);
+	if (end == a || *end != ':')
+		return 0;
+	a = end + 1;
+	set_off = (unsigned)strtoul(a, &end, 0);
+	if (end == a || *end != ':')
+		return 0;
+	for (set_nval = 0; *end == ':' && set_nval < 8; set_nval++) {
+		a = end + 1;
+		v = strtoul(a, &end, 0);
+		if (end == a || v > 255)
+			return 0;
+		set_val[set_nval] = (int)v;
+	}
+	return *end == '\0' && set_nval > 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *lpath = NULL, *tpath = NULL, *stats = NULL,
@@ -349,9 +376,7 @@ int main(int argc, char **argv)
 		case 'F': flush = 1; break;
 		case 'c': conn = strtoul(optarg, NULL, 0); break;
 		case 'e':
-			edit = sscanf(optarg, "%u:%u:%i", &set_idx, &set_off,
-				      &set_val) == 3 && set_val >= 0 &&
-			       set_val < 256;
+			edit = parse_edit(optarg);
 			if (!edit)
 				usage();
 			break;
