@@ -29,8 +29,8 @@ static const char shortopts[] = "k:i:o:f";
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *akf = NULL, *in = NULL, *out = "-";
-	uint8_t *kb = NULL, *cb = NULL, secret[TPM2_CRED_MAX];
-	size_t kn = 0, cn = 0, sn = 0;
+	uint8_t secret[TPM2_CRED_MAX];
+	size_t sn = 0;
 	struct ak_blob blob;
 	struct credfile cf;
 	struct tpm *t;
@@ -45,14 +45,13 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
-	if (optind != argc || !akf || !in)
-		return ctx_usage(c, "-k AKBLOB and -i BLOB are required (and "
-				 "no operands)");
+	if ((rc = ctx_no_operands(c, argc, argv)))
+		return rc;
+	if (!akf || !in)
+		return ctx_usage(c, "-k AKBLOB and -i BLOB are required");
 	/* Step 1: both files, checked before the TPM is touched. */
-	if (file_read(akf, 64 * 1024, &kb, &kn, &c->e) ||
-	    ak_blob_decode(kb, kn, &blob, &c->e) ||
-	    file_read(in, CREDFILE_MAX, &cb, &cn, &c->e) ||
-	    credfile_decode(cb, cn, &cf, &c->e)) {
+	if (ak_blob_read(akf, &blob, &c->e) ||
+	    cred_file_read(in, &cf, &c->e)) {
 		rc = ctx_fail(c);
 		goto done;
 	}
@@ -63,8 +62,6 @@ static int run(struct ctx *c, int argc, char **argv)
 done:
 	explicit_bzero(secret, sizeof(secret));
 	explicit_bzero(&blob, sizeof(blob));
-	free(kb);
-	free(cb);
 	return rc;
 }
 

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applet.h"
 #include "base/auth.h"
@@ -12,6 +11,7 @@
 #include "crypto/pk.h"
 #include "fmt/quote12.h"
 #include "job/attest.h"
+#include "job/key.h"
 #include "job/tpm.h"
 #include "job/tpm12quote.h"
 #include "tpm12/da.h"
@@ -62,9 +62,9 @@ static const struct option longopts[] = {
 
 /* TPM 1.2: TPM_MakeIdentity (job/tpm12quote.h), the blob, the public key,
  * the key's SHA-1. */
-static int akcreate12(struct ctx *c, struct tpm *t, const char *out,
-		      const char *pubf, const struct authval *oa,
-		      const char *srk_s, int flags)
+static int akcreate12(struct ctx *c, struct tpm *t,
+		      const struct key_outs *ko, const struct authval *oa,
+		      const char *srk_s)
 {
 	struct tpm12_aik *aik = calloc(1, sizeof(*aik));
 	uint8_t owner[20], srk[20], h[20];
@@ -93,7 +93,7 @@ static int akcreate12(struct ctx *c, struct tpm *t, const char *out,
 		rc = ctx_fail(c);
 		goto done;
 	}
-	if (pubf && pk_pem_rsa(aik->pub.pub, aik->pub.publen,
+	if (ko->pub && pk_pem_rsa(aik->pub.pub, aik->pub.publen,
 			       tpm12_rsa_exponent(&aik->pub.parms), &pem,
 			       &pn)) {
 		err_set(&c->e, EX_FAIL, "cannot encode the AIK's public key "
@@ -101,9 +101,10 @@ static int akcreate12(struct ctx *c, struct tpm *t, const char *out,
 		rc = ctx_fail(c);
 		goto done;
 	}
-	if (file_write_atomic(out, aik->blob, aik->bloblen,
-			      flags | OUT_SECRET, &c->e) ||
-	    (pubf && file_write_atomic(pubf, pem, pn, flags, &c->e))) {
+	if (file_write_atomic(ko->key, aik->blob, aik->bloblen,
+			      ko->flags | OUT_SECRET, &c->e) ||
+	    (ko->pub && file_write_atomic(ko->pub, pem, pn, ko->flags,
+					  &c->e))) {
 		rc = ctx_fail(c);
 		goto done;
 	}
@@ -121,47 +122,41 @@ done:
 
 static int run(struct ctx *c, int argc, char **argv)
 {
-	const char *out = NULL, *pubf = NULL, *owner_s = NULL;
-	const char *tpubf = NULL, *namef = NULL, *outs[4], *srk_s = NULL;
+	const char *owner_s = NULL, *srk_s = NULL;
+	struct key_outs ko = { .key = NULL };
 	struct tpm2_public *pub = NULL;
 	struct ak_blob *blob = NULL;
 	struct authval oa = { .n = 0 };
-	int rsa = 0, flags = 0, o, rc = 0, i, fam = 0;
-	char *pem = NULL, *ppem = NULL, name[2 * TPM2_NAME_MAX + 1];
-	size_t pn, ppn;
+	int rsa = 0, o, rc = 0, fam = 0;
+	char name[2 * TPM2_NAME_MAX + 1];
 	struct tpm *t;
 
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
-		case 'o': out = optarg; break;
-		case O_PUB: pubf = optarg; break;
-		case O_TPMPUB: tpubf = optarg; break;
-		case O_NAME: namef = optarg; break;
+		case 'o': ko.key = optarg; break;
+		case O_PUB: ko.pub = optarg; break;
+		case O_TPMPUB: ko.tpm_public = optarg; break;
+		case O_NAME: ko.name = optarg; break;
 		case O_RSA: rsa = 1; break;
 		case O_OWNER: owner_s = optarg; break;
-		case 'f': flags |= OUT_FORCE; break;
+		case 'f': ko.flags |= OUT_FORCE; break;
 		case O_SRKAUTH: srk_s = optarg; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
-	if (optind < argc)
-		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
-	if (!out)
+	if ((rc = ctx_no_operands(c, argc, argv)))
+		return rc;
+	if (!ko.key)
 		return ctx_usage(c, "-o AKBLOB is required");
 	if (owner_s && auth_parse(owner_s, &oa, &c->e))
 		return ctx_fail(c);
-	/* Refuse before the TPM does any work. */
-	outs[0] = out;
-	outs[1] = pubf;
-	outs[2] = tpubf;
-	outs[3] = namef;
-	for (i = 0; i < 4 && !(flags & OUT_FORCE); i++)
-		if (outs[i] && strcmp(outs[i], "-") &&
-		    access(outs[i], F_OK) == 0)
-			return ctx_usage(c, "%s exists (use -f to replace "
-					 "it)", outs[i]);
-	/* The family decides the job (a TPM 1.2 makes an AIK with
-	 * TPM_MakeIdentity).  Known already (a device, or an SRK pin's
+	if ((rc = ctx_outs_new(c, ko.flags,
+			       (const char *const[]){ ko.key, ko.pub,
+						      ko.tpm_public, ko.name },
+			       4)))
+		return rc;
+	/* Step 1: the family, which decides the job (a TPM 1.2 makes an AIK
+	 * with TPM_MakeIdentity).  Known already (a device, or an SRK pin's
 	 * salted session, where a 1.2 is a usage error), or asked only for
 	 * --srk-auth; else the 2.0 job's first command tells it: a 1.2
 	 * refuses it having done nothing. */
@@ -170,6 +165,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_fail(c);
 		goto done;
 	}
+	/* Step 2: the AK, made under the SRK. */
 	if (fam != TPM_FAMILY_12) {
 		if (srk_s) {
 			rc = ctx_usage(c, "--srk-auth is for a TPM 1.2 (a TPM "
@@ -189,23 +185,17 @@ static int run(struct ctx *c, int argc, char **argv)
 			goto fail;
 	}
 	if (fam == TPM_FAMILY_12) {
-		if (tpubf || namef)
+		if (ko.tpm_public || ko.name)
 			rc = ctx_usage(c, "this TPM is a TPM 1.2: --tpm-public "
 				       "and --name are TPM 2.0's (its AIK blob "
 				       "holds the public key)");
 		else
-			rc = akcreate12(c, t, out, pubf, owner_s ?
-				       &oa : NULL, srk_s, flags);
+			rc = akcreate12(c, t, &ko, owner_s ? &oa : NULL,
+				       srk_s);
 		goto done;
 	}
-	if (ak_blob_encode(blob, &pem, &pn, &c->e) ||
-	    (pubf && ak_pub_pem(pub, &ppem, &ppn, &c->e)) ||
-	    file_write_atomic(out, pem, pn, flags | OUT_SECRET, &c->e) ||
-	    (pubf && file_write_atomic(pubf, ppem, ppn, flags, &c->e)) ||
-	    (tpubf && file_write_atomic(tpubf, blob->pub, blob->publen,
-					flags, &c->e)) ||
-	    (namef && file_write_atomic(namef, pub->name, pub->namelen,
-					flags, &c->e)))
+	/* Step 3: its files, and its name. */
+	if (key_blob_write(&ko, blob, pub, &c->e))
 		goto fail;
 	hex_encode(pub->name, pub->namelen, name);
 	printf("%s\n", name);
@@ -216,12 +206,8 @@ done:
 	auth_wipe(&oa);
 	if (blob)
 		explicit_bzero(blob, sizeof(*blob));
-	if (pem)
-		explicit_bzero(pem, pn);
 	free(blob);
 	free(pub);
-	free(pem);
-	free(ppem);
 	return rc;
 }
 

@@ -3,11 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applet.h"
 #include "base/file.h"
-#include "fmt/x509.h"
 #include "job/bind.h"
 
 #define BIND_MAX (64u << 20)
@@ -40,8 +38,8 @@ static const struct option longopts[] = {
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *pubf = NULL, *in = "-", *out = "-";
-	uint8_t *text = NULL, *data = NULL, *ct = NULL;
-	size_t tn = 0, dn = 0, cn = 0;
+	uint8_t *data = NULL, *ct = NULL;
+	size_t dn = 0, cn = 0;
 	struct pubkey k;
 	int o, flags = 0, rc = 0;
 
@@ -55,22 +53,16 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: rc = ctx_usage(c, "unknown option"); goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if ((rc = ctx_no_operands(c, argc, argv)))
 		goto done;
-	}
 	if (!pubf) {
 		rc = ctx_usage(c, "--pub PUB.pem is required");
 		goto done;
 	}
-	if (strcmp(out, "-") && !(flags & OUT_FORCE) &&
-	    access(out, F_OK) == 0) {
-		rc = ctx_usage(c, "%s exists (use -f to replace it)", out);
+	if ((rc = ctx_out_new(c, flags, out)))
 		goto done;
-	}
 	/* Step 1: the key and the data. */
-	if (file_read(pubf, 64 * 1024, &text, &tn, &c->e) ||
-	    x509_read_public((const char *)text, tn, &k, &c->e) ||
+	if (bind_pub_read(pubf, &k, &c->e) ||
 	    file_read(in, BIND_MAX, &data, &dn, &c->e))
 		goto fail;
 	/* Step 2: encrypted to the key, written. */
@@ -84,7 +76,6 @@ done:
 	if (data)
 		explicit_bzero(data, dn);
 	pubkey_free(&k);
-	free(text);
 	free(data);
 	free(ct);
 	return rc;

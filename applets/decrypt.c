@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applet.h"
 #include "base/auth.h"
@@ -38,16 +37,13 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *keyf = NULL, *in = "-", *out = "-", *auth_s = NULL;
 	struct authval auth = { .n = 0 };
-	struct tpm2_public *pub = calloc(1, sizeof(*pub));
-	struct ak_blob *blob = calloc(1, sizeof(*blob));
-	uint8_t *text = NULL, *ct = NULL, pt[512];
-	size_t tn = 0, cn = 0, pn = 0;
-	uint32_t key = 0;
-	struct tpm2_session *pol = NULL;
+	struct key_loaded *k = key_loaded_new();
+	uint8_t *ct = NULL, pt[512];
+	size_t cn = 0, pn = 0;
 	int o, flags = 0, rc = 0;
 	struct tpm *t;
 
-	if (!pub || !blob) {
+	if (!k) {
 		rc = ctx_usage(c, "out of memory");
 		goto done;
 	}
@@ -61,34 +57,27 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: rc = ctx_usage(c, "unknown option"); goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if ((rc = ctx_no_operands(c, argc, argv)))
 		goto done;
-	}
 	if (!keyf) {
 		rc = ctx_usage(c, "-k KEY.pem is required");
 		goto done;
 	}
-	if (strcmp(out, "-") && !(flags & OUT_FORCE) &&
-	    access(out, F_OK) == 0) {
-		rc = ctx_usage(c, "%s exists (use -f to replace it)", out);
+	if ((rc = ctx_out_new(c, flags, out)))
 		goto done;
-	}
 	if (auth_s && auth_parse(auth_s, &auth, &c->e))
 		goto fail;
 
 	/* Step 1: the key file and the ciphertext. */
-	if (file_read(keyf, 64 * 1024, &text, &tn, &c->e) ||
-	    key_file_decode(text, tn, blob, "KEY", &c->e) ||
+	if (key_file_read(keyf, &k->blob, "KEY", &c->e) ||
 	    file_read(in, 512, &ct, &cn, &c->e))
 		goto fail;
 	/* Step 2: loaded under the SRK, the key decrypts. */
-	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    key_load(t, blob, NULL, 0, &key, pub, &pol))
+	if (!(t = ctx_tpm(c)) || key_open(t, k))
 		goto fail;
-	rc = key_decrypt(t, key, pub, pol, auth.v, auth.n, TPM2_ALG_SHA256, ct,
-			 cn, pt, sizeof(pt), &pn);
-	key_flush(t, key, pol);
+	rc = key_decrypt(t, k->handle, &k->pub, k->pol, auth.v, auth.n,
+			 TPM2_ALG_SHA256, ct, cn, pt, sizeof(pt), &pn);
+	key_close(k);
 	if (rc)
 		goto fail;
 	/* Step 3: the plaintext, a secret. */
@@ -100,14 +89,8 @@ fail:
 done:
 	explicit_bzero(pt, sizeof(pt));
 	auth_wipe(&auth);
-	if (blob)
-		explicit_bzero(blob, sizeof(*blob));
-	if (text)
-		explicit_bzero(text, tn);
-	free(text);
+	key_loaded_free(k);
 	free(ct);
-	free(blob);
-	free(pub);
 	return rc;
 }
 

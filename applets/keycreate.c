@@ -4,13 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applet.h"
 #include "base/auth.h"
 #include "base/file.h"
 #include "base/hex.h"
-#include "fmt/sshkey.h"
 #include "job/attest.h"
 #include "job/key.h"
 #include "job/sealing.h"
@@ -96,8 +94,8 @@ static int key_policy(struct tpm *t, struct seal_spec *ps, int authvalue,
 
 static int run(struct ctx *c, int argc, char **argv)
 {
-	const char *out = NULL, *pubf = NULL, *sshf = NULL, *outs[3];
 	const char *auth_s = NULL, *owner_s = NULL, *bits_s = NULL;
+	struct key_outs ko = { .key = NULL };
 	struct authval auth = { .n = 0 }, owner = { .n = 0 };
 	struct tpm2_public *tmpl = calloc(1, sizeof(*tmpl));
 	struct tpm2_public *pub = calloc(1, sizeof(*pub));
@@ -105,11 +103,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct seal_spec *ps = NULL;
 	struct seal_opts so;
 	struct key_policy kpol;
-	int o, rsa = 0, ecc = 0, bits = 2048, usage = KEY_USE_SIGN;
-	int flags = 0, rc = 0, i;
-	char *pem = NULL, *ppem = NULL, *ssh = NULL;
+	int o, rsa = 0, ecc = 0, bits = 2048, usage = KEY_USE_SIGN, rc = 0;
 	char name[2 * TPM2_NAME_MAX + 1];
-	size_t pn = 0, ppn = 0, sn = 0;
 	struct tpm *t;
 
 	memset(&so, 0, sizeof(so));
@@ -124,22 +119,18 @@ static int run(struct ctx *c, int argc, char **argv)
 		case O_RSA: rsa = 1; break;
 		case O_BITS: bits_s = optarg; break;
 		case O_USAGE:
-			if (!strcmp(optarg, "sign"))
-				usage = KEY_USE_SIGN;
-			else if (!strcmp(optarg, "decrypt"))
-				usage = KEY_USE_DECRYPT;
-			else {
+			if (!(usage = key_usage_parse(optarg))) {
 				rc = ctx_usage(c, "--usage: sign or decrypt, "
 					       "not '%s'", optarg);
 				goto done;
 			}
 			break;
 		case O_AUTH: auth_s = optarg; break;
-		case 'o': out = optarg; break;
-		case O_PUB: pubf = optarg; break;
-		case O_SSH: sshf = optarg; break;
+		case 'o': ko.key = optarg; break;
+		case O_PUB: ko.pub = optarg; break;
+		case O_SSH: ko.ssh = optarg; break;
 		case O_OWNER: owner_s = optarg; break;
-		case 'f': flags |= OUT_FORCE; break;
+		case 'f': ko.flags |= OUT_FORCE; break;
 		case 'p':
 			if (so.npcr) {
 				rc = ctx_usage(c, "-p: one PCR state for a key");
@@ -151,11 +142,9 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: rc = ctx_usage(c, "unknown option"); goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if ((rc = ctx_no_operands(c, argc, argv)))
 		goto done;
-	}
-	if (!out) {
+	if (!ko.key) {
 		rc = ctx_usage(c, "-o KEY.pem is required");
 		goto done;
 	}
@@ -174,16 +163,10 @@ static int run(struct ctx *c, int argc, char **argv)
 		rc = ctx_usage(c, "--usage decrypt is for --rsa keys (OAEP)");
 		goto done;
 	}
-	outs[0] = out;
-	outs[1] = pubf;
-	outs[2] = sshf;
-	for (i = 0; i < 3 && !(flags & OUT_FORCE); i++)
-		if (outs[i] && strcmp(outs[i], "-") &&
-		    access(outs[i], F_OK) == 0) {
-			rc = ctx_usage(c, "%s exists (use -f to replace it)",
-				       outs[i]);
-			goto done;
-		}
+	if ((rc = ctx_outs_new(c, ko.flags,
+			       (const char *const[]){ ko.key, ko.pub, ko.ssh },
+			       3)))
+		goto done;
 	if ((auth_s && auth_parse(auth_s, &auth, &c->e)) ||
 	    (owner_s && auth_parse(owner_s, &owner, &c->e)))
 		goto fail;
@@ -209,12 +192,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto fail;
 	blob->pol = kpol;
 	/* Step 3: its files, and its name. */
-	if (ak_blob_encode(blob, &pem, &pn, &c->e) ||
-	    (pubf && ak_pub_pem(pub, &ppem, &ppn, &c->e)) ||
-	    (sshf && ssh_pub_line(pub, NULL, &ssh, &sn, &c->e)) ||
-	    file_write_atomic(out, pem, pn, flags | OUT_SECRET, &c->e) ||
-	    (pubf && file_write_atomic(pubf, ppem, ppn, flags, &c->e)) ||
-	    (sshf && file_write_atomic(sshf, ssh, sn, flags, &c->e)))
+	if (key_blob_write(&ko, blob, pub, &c->e))
 		goto fail;
 	hex_encode(pub->name, pub->namelen, name);
 	printf("%s\n", name);
@@ -226,11 +204,6 @@ done:
 	auth_wipe(&owner);
 	if (blob)
 		explicit_bzero(blob, sizeof(*blob));
-	if (pem)
-		explicit_bzero(pem, pn);
-	free(pem);
-	free(ppem);
-	free(ssh);
 	if (ps)
 		seal_spec_wipe(ps);
 	free(ps);

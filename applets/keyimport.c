@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applet.h"
 #include "base/auth.h"
@@ -13,6 +12,7 @@
 #include "fmt/tpmkey.h"
 #include "fmt/x509.h"
 #include "job/attest.h"
+#include "job/key.h"
 #include "job/keyimport.h"
 #include "job/tpm.h"
 #include "tpm2/dup.h"
@@ -82,16 +82,16 @@ struct job {
 
 static int run(struct ctx *c, int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *pubf = NULL, *to = NULL;
-	const char *auth_s = NULL, *owner_s = NULL, *outs[2];
+	const char *in = NULL, *to = NULL, *auth_s = NULL, *owner_s = NULL;
+	struct key_outs ko = { .key = NULL };
 	struct authval auth = { .n = 0 }, owner = { .n = 0 };
 	struct tpm2_public *target = NULL;
 	struct job *j = calloc(1, sizeof(*j));
-	int o, usage = KEY_USE_SIGN, flags = 0, tofu = 0, rc = 0, i;
-	int imported = 0, empty_auth;
+	int o, usage = KEY_USE_SIGN, tofu = 0, rc = 0, imported = 0;
+	int empty_auth;
 	uint8_t *text = NULL;
-	size_t tn = 0, pn = 0, ppn = 0;
-	char *pem = NULL, *ppem = NULL, name[2 * TPM2_NAME_MAX + 1];
+	size_t tn = 0, pn = 0;
+	char *pem = NULL, name[2 * TPM2_NAME_MAX + 1];
 	struct tpm *t;
 
 	if (!j)
@@ -99,44 +99,32 @@ static int run(struct ctx *c, int argc, char **argv)
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'i': in = optarg; break;
-		case 'o': out = optarg; break;
+		case 'o': ko.key = optarg; break;
 		case O_USAGE:
-			if (!strcmp(optarg, "sign"))
-				usage = KEY_USE_SIGN;
-			else if (!strcmp(optarg, "decrypt"))
-				usage = KEY_USE_DECRYPT;
-			else {
+			if (!(usage = key_usage_parse(optarg))) {
 				rc = ctx_usage(c, "--usage: sign or decrypt, "
 					       "not '%s'", optarg);
 				goto done;
 			}
 			break;
 		case O_AUTH: auth_s = optarg; break;
-		case O_PUB: pubf = optarg; break;
+		case O_PUB: ko.pub = optarg; break;
 		case O_TO: to = optarg; break;
 		case O_OWNER: owner_s = optarg; break;
 		case O_TOFU: tofu = 1; break;
-		case 'f': flags |= OUT_FORCE; break;
+		case 'f': ko.flags |= OUT_FORCE; break;
 		default: rc = ctx_usage(c, "unknown option"); goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if ((rc = ctx_no_operands(c, argc, argv)))
 		goto done;
-	}
-	if (!in || !out) {
+	if (!in || !ko.key) {
 		rc = ctx_usage(c, "-i PRIVATE.pem and -o KEY.pem are required");
 		goto done;
 	}
-	outs[0] = out;
-	outs[1] = pubf;
-	for (i = 0; i < 2 && !(flags & OUT_FORCE); i++)
-		if (outs[i] && strcmp(outs[i], "-") &&
-		    access(outs[i], F_OK) == 0) {
-			rc = ctx_usage(c, "%s exists (use -f to replace it)",
-				       outs[i]);
-			goto done;
-		}
+	if ((rc = ctx_outs_new(c, ko.flags,
+			       (const char *const[]){ ko.key, ko.pub }, 2)))
+		goto done;
 	if ((auth_s && auth_parse(auth_s, &auth, &c->e)) ||
 	    (owner_s && auth_parse(owner_s, &owner, &c->e)))
 		goto fail;
@@ -196,9 +184,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 
 	/* Step 3: the files; the key's name. */
-	if ((pubf && ak_pub_pem(&j->pub, &ppem, &ppn, &c->e)) ||
-	    file_write_atomic(out, pem, pn, flags | OUT_SECRET, &c->e) ||
-	    (pubf && file_write_atomic(pubf, ppem, ppn, flags, &c->e)))
+	if (key_outs_write(&ko, pem, pn, &j->pub, &c->e))
 		goto fail;
 	hex_encode(j->pub.name, j->pub.namelen, name);
 	printf("%s\n", name);
@@ -215,7 +201,6 @@ done:
 	if (pem)
 		explicit_bzero(pem, pn);
 	free(pem);
-	free(ppem);
 	free(target);
 	privkey_free(&j->key);
 	explicit_bzero(j, sizeof(*j));

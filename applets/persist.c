@@ -55,17 +55,11 @@ static int load_object(struct ctx *c, struct tpm *t, int what, int rsa,
 	struct tpm2_public tmpl;
 	struct ak_blob blob;
 	struct nv_auth na;
-	uint8_t *kb = NULL;
-	size_t kn;
 	int rc;
 
-	if (what == 'k') {
-		rc = file_read(keyf, 64 * 1024, &kb, &kn, &c->e) ||
-		     ak_blob_decode(kb, kn, &blob, &c->e) ||
-		     ak_load(t, &blob, NULL, 0, h, pub);
-		free(kb);
-		return rc ? c->e.code : 0;
-	}
+	if (what == 'k')
+		return (ak_blob_read(keyf, &blob, &c->e) ||
+			ak_load(t, &blob, NULL, 0, h, pub)) ? c->e.code : 0;
 	if (what == 's') {
 		tpm2_srk_template(&tmpl, rsa);
 		if (nv_hier_auth_begin(t, &na, TPM2_RH_OWNER, owner_spec, 0))
@@ -99,21 +93,17 @@ static int run(struct ctx *c, int argc, char **argv)
 	const char *keyf = NULL, *owner_spec = NULL, *endo_spec = NULL;
 	uint64_t hv = 0;
 	int o, what = 0, rsa = -1, force = 0, already = 0, rc;
-	struct tpm2_public *pub = calloc(1, sizeof(*pub));
+	struct tpm2_public *pub;
 	char hx[2 * TPM2_NAME_MAX + 1];
 	uint32_t handle = 0, h = 0;
 	struct tpm *t;
 
-	if (!pub)
-		return ctx_usage(c, "out of memory");
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 's': case 'e':
-			if (what && what != o) {
-				free(pub);
+			if (what && what != o)
 				return ctx_usage(c, "give one of --srk, --ek "
 						 "and HANDLE -k KEYFILE");
-			}
 			what = o;
 			break;
 		case 'k': keyf = optarg; break;
@@ -122,29 +112,24 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'O': owner_spec = optarg; break;
 		case 'E': endo_spec = optarg; break;
 		case 'F': force = 1; break;
-		default: free(pub); return ctx_usage(c, "unknown option");
+		default: return ctx_usage(c, "unknown option");
 		}
 	}
 	if (keyf) {
 		if (what || optind != argc - 1 ||
 		    parse_u64(argv[optind], &hv) || hv < TPM2_PERSIST_FIRST ||
-		    hv > TPM2_PERSIST_LAST) {
-			free(pub);
+		    hv > TPM2_PERSIST_LAST)
 			return ctx_usage(c, "HANDLE -k KEYFILE: HANDLE is an "
 					 "owner persistent handle "
 					 "(0x81000000-0x817fffff)");
-		}
 		what = 'k';
 		handle = (uint32_t)hv;
 	} else if (!what || optind != argc) {
-		free(pub);
 		return ctx_usage(c, "give one of --srk, --ek and HANDLE -k "
 				 "KEYFILE");
 	}
-	if (endo_spec && what != 'e') {
-		free(pub);
+	if (endo_spec && what != 'e')
 		return ctx_usage(c, "--endorsement-auth is for --ek");
-	}
 	if (what == 's') {
 		rsa = rsa == 1;
 		handle = TPM2_SRK_HANDLE;
@@ -152,6 +137,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		rsa = rsa != 0;
 		handle = rsa ? TPM2_EK_RSA_HANDLE : TPM2_EK_ECC_HANDLE;
 	}
+	if (!(pub = calloc(1, sizeof(*pub))))
+		return ctx_usage(c, "out of memory");
 	/* Step 1: the object, loaded; step 2: persisted; step 3: said. */
 	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
 	    load_object(c, t, what, rsa, keyf, owner_spec, endo_spec, &h,

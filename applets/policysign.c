@@ -98,6 +98,25 @@ static int signer_check(struct privkey *k, uint8_t pkfp[32],
 	return 0;
 }
 
+/* The signer read from path: its private key and fingerprint (pkfp);
+ * the text read is wiped. */
+static int signer_read(const char *path, struct privkey *k, uint8_t pkfp[32],
+		       struct tberr *e)
+{
+	uint8_t *text = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!(rc = file_read(path, 1 << 20, &text, &n, e)) &&
+	    (x509_read_private((const char *)text, n, k, e) ||
+	     signer_check(k, pkfp, e)))
+		rc = e->code;
+	if (text)
+		explicit_bzero(text, n);
+	free(text);
+	return rc;
+}
+
 /* The state signed for: one bank's PCRs (0..23) and their values, every
  * one given. */
 static int pcr_state(const char *pcrarg, const char *pcrfile, uint16_t bank,
@@ -165,8 +184,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct polsig *ps = calloc(1, sizeof(*ps));
 	struct polsig_entry en;
 	struct privkey k = { 0 };
-	uint8_t *key = NULL, digest[32];
-	size_t klen = 0, n;
+	uint8_t digest[32];
+	size_t n;
 	char *text = NULL;
 	uint16_t bank = TPM2_ALG_SHA256;
 	int o, force = 0, append = 0, rc = 0;
@@ -201,10 +220,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: rc = ctx_usage(c, "unknown option"); goto out;
 		}
 	}
-	if (optind != argc) {
-		rc = ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if ((rc = ctx_no_operands(c, argc, argv)))
 		goto out;
-	}
 	if (!keyfile || !out || !pcrarg == !pcrfile) {
 		rc = ctx_usage(c, "give -k SIGNER.key, -o SIG.json and one of "
 			       "-p SEL=VALUES or -P PCRFILE");
@@ -235,9 +252,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 
 	/* The signer and its fingerprint (pkfp). */
-	if (file_read(keyfile, 1 << 20, &key, &klen, &c->e) ||
-	    x509_read_private((const char *)key, klen, &k, &c->e) ||
-	    signer_check(&k, en.pkfp, &c->e)) {
+	if (signer_read(keyfile, &k, en.pkfp, &c->e)) {
 		err_prefix(&c->e, "-k %s", keyfile);
 		if (strstr(c->e.hint, "tpmbox recover -k -"))
 			err_hint(&c->e, "give it decrypted on stdin: openssl "
@@ -272,10 +287,6 @@ static int run(struct ctx *c, int argc, char **argv)
 			      &c->e))
 		rc = ctx_fail(c);
 out:
-	if (key) {
-		explicit_bzero(key, klen);
-		free(key);
-	}
 	privkey_free(&k);
 	free(text);
 	free(vals);

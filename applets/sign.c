@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applet.h"
 #include "base/auth.h"
@@ -12,7 +11,6 @@
 #include "base/tpm2const.h"
 #include "crypto/hash.h"
 #include "job/key.h"
-#include "job/tpm.h"
 
 static const char usage[] =
 	"usage: sign -k KEY.pem [-d DIGEST_HEX | -i FILE] [--scheme "
@@ -45,23 +43,32 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0}
 };
 
+/* --scheme: the signature scheme, 0 for an unknown word. */
+static uint16_t scheme_parse(const char *s)
+{
+	if (!strcmp(s, "ecdsa"))
+		return TPM2_ALG_ECDSA;
+	if (!strcmp(s, "rsassa"))
+		return TPM2_ALG_RSASSA;
+	if (!strcmp(s, "rsapss"))
+		return TPM2_ALG_RSAPSS;
+	return 0;
+}
+
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *keyf = NULL, *dhex = NULL, *in = NULL, *out = "-";
 	const char *scheme_s = NULL, *auth_s = NULL;
 	struct authval auth = { .n = 0 };
-	struct tpm2_public *pub = calloc(1, sizeof(*pub));
-	struct ak_blob *blob = calloc(1, sizeof(*blob));
+	struct key_loaded *k = key_loaded_new();
 	struct quote_sig *sig = calloc(1, sizeof(*sig));
-	uint8_t digest[64], *text = NULL, *data = NULL, der[600];
-	size_t dlen = 0, tn = 0, n = 0, dn;
+	uint8_t digest[64], *data = NULL, der[600];
+	size_t dlen = 0, n = 0, dn;
 	uint16_t scheme = 0;
-	uint32_t key = 0;
-	struct tpm2_session *pol = NULL;
 	int o, flags = 0, rc = 0;
-	struct tpm *t = NULL;
+	struct tpm *t;
 
-	if (!pub || !blob || !sig) {
+	if (!k || !sig) {
 		rc = ctx_usage(c, "out of memory");
 		goto done;
 	}
@@ -77,27 +84,17 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: rc = ctx_usage(c, "unknown option"); goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if ((rc = ctx_no_operands(c, argc, argv)))
 		goto done;
-	}
 	if (!keyf || (dhex && in)) {
 		rc = ctx_usage(c, "-k KEY.pem is required, with -d or -i (not "
 			       "both)");
 		goto done;
 	}
-	if (scheme_s) {
-		if (!strcmp(scheme_s, "ecdsa"))
-			scheme = TPM2_ALG_ECDSA;
-		else if (!strcmp(scheme_s, "rsassa"))
-			scheme = TPM2_ALG_RSASSA;
-		else if (!strcmp(scheme_s, "rsapss"))
-			scheme = TPM2_ALG_RSAPSS;
-		else {
-			rc = ctx_usage(c, "--scheme: ecdsa, rsassa or rsapss, "
-				       "not '%s'", scheme_s);
-			goto done;
-		}
+	if (scheme_s && !(scheme = scheme_parse(scheme_s))) {
+		rc = ctx_usage(c, "--scheme: ecdsa, rsassa or rsapss, not "
+			       "'%s'", scheme_s);
+		goto done;
 	}
 	if (dhex) {
 		long l = hex_decode(dhex, digest, sizeof(digest));
@@ -110,17 +107,13 @@ static int run(struct ctx *c, int argc, char **argv)
 		}
 		dlen = (size_t)l;
 	}
-	if (strcmp(out, "-") && !(flags & OUT_FORCE) &&
-	    access(out, F_OK) == 0) {
-		rc = ctx_usage(c, "%s exists (use -f to replace it)", out);
+	if ((rc = ctx_out_new(c, flags, out)))
 		goto done;
-	}
 	if (auth_s && auth_parse(auth_s, &auth, &c->e))
 		goto fail;
 
 	/* Step 1: the key file, and what to sign. */
-	if (file_read(keyf, 64 * 1024, &text, &tn, &c->e) ||
-	    key_file_decode(text, tn, blob, "KEY", &c->e))
+	if (key_file_read(keyf, &k->blob, "KEY", &c->e))
 		goto fail;
 	if (!dhex) {
 		if (file_read(in ? in : "-", (size_t)1 << 30, &data, &n,
@@ -131,15 +124,14 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	/* Step 2: loaded under the SRK, it signs; the signature is
 	 * checked with its public part. */
-	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    key_load(t, blob, NULL, 0, &key, pub, &pol))
+	if (!(t = ctx_tpm(c)) || key_open(t, k))
 		goto fail;
 	if (!scheme)
-		scheme = pub->type == TPM2_ALG_ECC ? TPM2_ALG_ECDSA :
+		scheme = k->pub.type == TPM2_ALG_ECC ? TPM2_ALG_ECDSA :
 			 TPM2_ALG_RSASSA;
-	rc = key_sign(t, key, pub, pol, auth.v, auth.n, scheme, digest, dlen,
-		      sig);
-	key_flush(t, key, pol);
+	rc = key_sign(t, k->handle, &k->pub, k->pol, auth.v, auth.n, scheme,
+		      digest, dlen, sig);
+	key_close(k);
 	if (rc)
 		goto fail;
 	/* Step 3: written as openssl reads it. */
@@ -154,14 +146,8 @@ fail:
 	rc = ctx_fail(c);
 done:
 	auth_wipe(&auth);
-	if (blob)
-		explicit_bzero(blob, sizeof(*blob));
-	if (text)
-		explicit_bzero(text, tn);
-	free(text);
+	key_loaded_free(k);
 	free(data);
-	free(blob);
-	free(pub);
 	free(sig);
 	return rc;
 }

@@ -3,17 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "applet.h"
 #include "base/auth.h"
 #include "base/file.h"
-#include "fmt/x509.h"
-#include "job/attest.h"
 #include "job/bind.h"
 #include "job/key.h"
-#include "job/tpm.h"
-#include "tpm2/rc.h"
 
 #define BIND_MAX ((64u << 20) + 4096)
 
@@ -38,53 +33,17 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0}
 };
 
-/* The loaded key, as bind_decrypt's cms_oaep_fn asks for it. */
-struct tpmkey_dec {
-	struct tpm *t;
-	uint32_t key;
-	const struct tpm2_public *pub;
-	struct tpm2_session *pol;
-	const struct authval *auth;
-};
-
-static int tpm_oaep(void *ctx, uint16_t hash, const uint8_t *ct,
-		    size_t ctlen, uint8_t *out, size_t cap, size_t *outlen)
-{
-	struct tpmkey_dec *d = ctx;
-
-	if (ctlen != d->pub->rsa_nlen)
-		return 1;	/* made for a key of another size */
-	if (!key_decrypt(d->t, d->key, d->pub, d->pol, d->auth->v, d->auth->n,
-			 hash, ct, ctlen, out, cap, outlen))
-		return 0;
-	/* not this key's padding (key_decrypt's exit 4 with the TPM's
-	 * code); anything else (a wrong auth, the transport) stops. */
-	if (d->t->e->code == EX_AUTH && (rc_base(d->t->e->rc) ==
-	    TPM2_RC_VALUE || d->t->e->rc == TPM2_RC_FAILURE)) {
-		err_clear(d->t->e);
-		return 1;
-	}
-	return -1;
-}
-
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *keyf = NULL, *in = "-", *out = "-", *auth_s = NULL;
 	struct authval auth = { .n = 0 };
-	struct tpm2_public *pub = calloc(1, sizeof(*pub));
-	struct ak_blob *blob = calloc(1, sizeof(*blob));
-	struct tpmkey_dec d;
-	struct pubkey k;
-	uint8_t *text = NULL, *ct = NULL, *pt = NULL;
-	size_t tn = 0, cn = 0, pn = 0, kn = 0;
-	char *kpem = NULL;
-	uint32_t key = 0;
-	struct tpm2_session *pol = NULL;
+	struct key_loaded *k = key_loaded_new();
+	uint8_t *ct = NULL, *pt = NULL;
+	size_t cn = 0, pn = 0;
 	int o, flags = 0, rc = 0;
 	struct tpm *t;
 
-	memset(&k, 0, sizeof(k));
-	if (!pub || !blob) {
+	if (!k) {
 		rc = ctx_usage(c, "out of memory");
 		goto done;
 	}
@@ -98,40 +57,28 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: rc = ctx_usage(c, "unknown option"); goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if ((rc = ctx_no_operands(c, argc, argv)))
 		goto done;
-	}
 	if (!keyf) {
 		rc = ctx_usage(c, "-k KEY.pem is required");
 		goto done;
 	}
-	if (strcmp(out, "-") && !(flags & OUT_FORCE) &&
-	    access(out, F_OK) == 0) {
-		rc = ctx_usage(c, "%s exists (use -f to replace it)", out);
+	if ((rc = ctx_out_new(c, flags, out)))
 		goto done;
-	}
 	if (auth_s && auth_parse(auth_s, &auth, &c->e))
 		goto fail;
 
 	/* Step 1: the key file and what bind wrote. */
-	if (file_read(keyf, 64 * 1024, &text, &tn, &c->e) ||
-	    key_file_decode(text, tn, blob, "KEY", &c->e) ||
+	if (key_file_read(keyf, &k->blob, "KEY", &c->e) ||
 	    file_read(in, BIND_MAX, &ct, &cn, &c->e))
 		goto fail;
-	/* Step 2: the key loaded under the SRK; its public half names the
-	 * recipient. */
-	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    key_load(t, blob, NULL, 0, &key, pub, &pol))
+	/* Step 2: the key loaded under the SRK. */
+	if (!(t = ctx_tpm(c)) || key_open(t, k))
 		goto fail;
-	d = (struct tpmkey_dec){ t, key, pub, pol, &auth };
-	rc = ak_pub_pem(pub, &kpem, &kn, &c->e);
-	if (!rc)
-		rc = x509_read_public(kpem, kn, &k, &c->e);
-	/* Step 3: the TPM opens the block or the CMS message's key. */
-	if (!rc)
-		rc = bind_decrypt(&k, ct, cn, tpm_oaep, &d, &pt, &pn, &c->e);
-	key_flush(t, key, pol);
+	/* Step 3: the TPM opens the block or the CMS message's key; the
+	 * key's public half names the recipient. */
+	rc = bind_open(k, auth.v, auth.n, ct, cn, &pt, &pn, &c->e);
+	key_close(k);
 	if (rc)
 		goto fail;
 	/* Step 4: the data, a secret. */
@@ -144,17 +91,9 @@ done:
 	if (pt)
 		explicit_bzero(pt, pn);
 	auth_wipe(&auth);
-	if (blob)
-		explicit_bzero(blob, sizeof(*blob));
-	if (text)
-		explicit_bzero(text, tn);
-	pubkey_free(&k);
-	free(kpem);
+	key_loaded_free(k);
 	free(pt);
-	free(text);
 	free(ct);
-	free(blob);
-	free(pub);
 	return rc;
 }
 

@@ -56,6 +56,9 @@ int ak_blob_encode(const struct ak_blob *b, char **pem, size_t *n,
  * key type (a sealed blob, a key with a policy). */
 int ak_blob_decode(const uint8_t *text, size_t n, struct ak_blob *b,
 		   struct tberr *e);
+/* Read PATH (at most KEY_FILE_MAX bytes) and decode it as
+ * ak_blob_decode does; the text is wiped. */
+int ak_blob_read(const char *path, struct ak_blob *b, struct tberr *e);
 /* The AK's public key as a SubjectPublicKeyInfo PEM. */
 int ak_pub_pem(const struct tpm2_public *pub, char **pem, size_t *n,
 	       struct tberr *e);

@@ -18,6 +18,8 @@
 #include "fmt/cms.h"
 #include "fmt/x509.h"
 
+struct key_loaded;
+
 /* The most one OAEP block carries for key k. */
 size_t bind_block_max(const struct pubkey *k);
 
@@ -32,5 +34,17 @@ int bind_encrypt(const struct pubkey *k, const uint8_t *data, size_t len,
 int bind_decrypt(const struct pubkey *k, const uint8_t *in, size_t len,
 		 cms_oaep_fn dec, void *ctx, uint8_t **out, size_t *outlen,
 		 struct tberr *e);
+
+/* The key bind encrypts to, from PATH (PEM public key or certificate, at
+ * most 64 KiB); pubkey_free it. */
+int bind_pub_read(const char *path, struct pubkey *k, struct tberr *e);
+
+/* bind_decrypt with the private half in the TPM: k loaded (key_open,
+ * job/key.h), its auth value auth[0..authlen); the TPM opens the OAEP
+ * block or the CMS message's content key (key_decrypt, the answer
+ * encrypted on the bus), and k's public half names the recipient. */
+int bind_open(struct key_loaded *k, const uint8_t *auth, size_t authlen,
+	      const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
+	      struct tberr *e);
 
 #endif

@@ -24,6 +24,10 @@ int tpm2_make_credential(const struct tpm2_public *ek, const uint8_t *akname,
 			 size_t aknamelen, const uint8_t *secret, size_t n,
 			 struct credfile *out, struct tberr *e);
 
+/* Read PATH (at most CREDFILE_MAX bytes) and decode it as
+ * credfile_decode does. */
+int cred_file_read(const char *path, struct credfile *cf, struct tberr *e);
+
 /* An object's name given as HEX ("000b" + 64 digits, as akcreate prints
  * it) or as a FILE holding it (binary, as akcreate --name and
  * tpm2_readpublic -n write it, or hex text).  Exit 2 otherwise (6/3 for

@@ -66,6 +66,48 @@ int key_file_decode(const uint8_t *text, size_t n, struct ak_blob *k,
 int key_file_read(const char *path, struct ak_blob *k, const char *what,
 		  struct tberr *e);
 
+/* A key file's key for one use (sign, decrypt, unbind): blob filled by
+ * key_file_read, the key loaded by key_open and used through t, handle,
+ * pub and pol, flushed by key_close. */
+struct key_loaded {
+	struct ak_blob blob;
+	struct tpm *t;			/* key_open's TPM */
+	uint32_t handle;		/* transient; 0 when not loaded */
+	struct tpm2_public pub;
+	struct tpm2_session *pol;	/* a key with a policy: its session */
+};
+
+/* A zeroed one (malloc'd), NULL when out of memory. */
+struct key_loaded *key_loaded_new(void);
+/* The SRK pin's session (tpm_trust_begin), then key_load of k->blob
+ * under its parent, no owner value.  Nothing stays loaded on failure. */
+int key_open(struct tpm *t, struct key_loaded *k);
+/* key_flush of what key_open loaded (nothing when it is not loaded),
+ * keeping the error being reported. */
+void key_close(struct key_loaded *k);
+/* key_close, then the blob wiped and k freed; NULL is nothing. */
+void key_loaded_free(struct key_loaded *k);
+
+/* The files a key just made is written to (keycreate, keyimport,
+ * akcreate): NULL for each one not asked for. */
+struct key_outs {
+	const char *key;	/* the key file (mode 0600) */
+	const char *pub;	/* its public key: SubjectPublicKeyInfo PEM */
+	const char *ssh;	/* the same as an OpenSSH public key line */
+	const char *tpm_public;	/* its TPM2B_PUBLIC (tpm2_create -u) */
+	const char *name;	/* its name, binary (tpm2_readpublic -n) */
+	int flags;		/* OUT_FORCE (-f) or 0 */
+};
+
+/* Write them: the key file's text pem[0..pn), and the public parts from
+ * pub, each encoded before the first file is written (atomically, in the
+ * order above). */
+int key_outs_write(const struct key_outs *o, const char *pem, size_t pn,
+		   const struct tpm2_public *pub, struct tberr *e);
+/* key_outs_write with b's key file (ak_blob_encode; the text wiped). */
+int key_blob_write(const struct key_outs *o, const struct ak_blob *b,
+		   const struct tpm2_public *pub, struct tberr *e);
+
 /* key_load's loading, for a public area already parsed and checked into
  * pub: salt 0 leaves the process session alone (akcreate's AKs sign with
  * their empty value as a password: the quote is checked on the host). */

@@ -28,6 +28,10 @@ struct tpm;
 
 enum { KEY_USE_SIGN = 1, KEY_USE_DECRYPT = 2 };
 
+/* --usage's word: KEY_USE_SIGN for "sign", KEY_USE_DECRYPT for
+ * "decrypt", 0 for anything else. */
+int key_usage_parse(const char *s);
+
 /* The object for k (RSA 2048 or 3072, ECC P-256 or P-384): pub finished
  * (raw, name), sens the marshalled TPMT_SENSITIVE (TPM2_SENSITIVE_MAX;
  * the caller wipes it).  Exit 2 for a key of another size or curve, or

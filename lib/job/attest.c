@@ -108,15 +108,28 @@ int ak_blob_encode(const struct ak_blob *k, char **pem, size_t *n,
 	return rc;
 }
 
+/* An AK has no policy: a key file with one is keycreate -p's. */
+static int ak_no_policy(const struct ak_blob *k, struct tberr *e)
+{
+	if (k->pol.pcr || k->pol.authvalue)
+		return err_set(e, EX_FAIL, "AKBLOB: an attestation key has no "
+			       "policy (this is a key made with keycreate -p)");
+	return 0;
+}
+
 int ak_blob_decode(const uint8_t *text, size_t n, struct ak_blob *k,
 		   struct tberr *e)
 {
 	if (key_file_decode(text, n, k, "AKBLOB", e))
 		return e->code;
-	if (k->pol.pcr || k->pol.authvalue)
-		return err_set(e, EX_FAIL, "AKBLOB: an attestation key has no "
-			       "policy (this is a key made with keycreate -p)");
-	return 0;
+	return ak_no_policy(k, e);
+}
+
+int ak_blob_read(const char *path, struct ak_blob *k, struct tberr *e)
+{
+	if (key_file_read(path, k, "AKBLOB", e))
+		return e->code;
+	return ak_no_policy(k, e);
 }
 
 int ak_pub_pem(const struct tpm2_public *p, char **pem, size_t *n,

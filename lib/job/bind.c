@@ -2,9 +2,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/tpm2const.h"
 #include "crypto/rsa.h"
+#include "job/attest.h"
 #include "job/bind.h"
+#include "job/key.h"
+#include "tpm2/cmd.h"
+#include "tpm2/rc.h"
 
 #define OAEP_SHA256_OVERHEAD (2 * 32 + 2)	/* RFC 8017 7.1.1 */
 
@@ -96,4 +101,67 @@ int bind_decrypt(const struct pubkey *k, const uint8_t *in, size_t len,
 		r = cms_open_oaep(m, k, dec, ctx, out, outlen, e);
 	free(m);
 	return r;
+}
+
+int bind_pub_read(const char *path, struct pubkey *k, struct tberr *e)
+{
+	uint8_t *text = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!(rc = file_read(path, 64 * 1024, &text, &n, e)))
+		rc = x509_read_public((const char *)text, n, k, e);
+	free(text);
+	return rc;
+}
+
+/* The loaded key and its value, as bind_decrypt's cms_oaep_fn asks for
+ * them. */
+struct tpm_dec {
+	struct key_loaded *k;
+	const uint8_t *auth;
+	size_t authlen;
+};
+
+static int tpm_oaep(void *ctx, uint16_t hash, const uint8_t *ct,
+		    size_t ctlen, uint8_t *out, size_t cap, size_t *outlen)
+{
+	struct tpm_dec *d = ctx;
+	struct tpm *t = d->k->t;
+
+	if (ctlen != d->k->pub.rsa_nlen)
+		return 1;	/* made for a key of another size */
+	if (!key_decrypt(t, d->k->handle, &d->k->pub, d->k->pol, d->auth,
+			 d->authlen, hash, ct, ctlen, out, cap, outlen))
+		return 0;
+	/* not this key's padding (key_decrypt's exit 4 with the TPM's
+	 * code); anything else (a wrong auth, the transport) stops. */
+	if (t->e->code == EX_AUTH && (rc_base(t->e->rc) == TPM2_RC_VALUE ||
+				      t->e->rc == TPM2_RC_FAILURE)) {
+		err_clear(t->e);
+		return 1;
+	}
+	return -1;
+}
+
+int bind_open(struct key_loaded *k, const uint8_t *auth, size_t authlen,
+	      const uint8_t *in, size_t len, uint8_t **out, size_t *outlen,
+	      struct tberr *e)
+{
+	struct tpm_dec d = { k, auth, authlen };
+	struct pubkey pk;
+	char *pem = NULL;
+	size_t pn = 0;
+	int rc;
+
+	*out = NULL;
+	memset(&pk, 0, sizeof(pk));
+	rc = ak_pub_pem(&k->pub, &pem, &pn, e);
+	if (!rc)
+		rc = x509_read_public(pem, pn, &pk, e);
+	if (!rc)
+		rc = bind_decrypt(&pk, in, len, tpm_oaep, &d, out, outlen, e);
+	pubkey_free(&pk);
+	free(pem);
+	return rc;
 }

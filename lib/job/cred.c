@@ -134,6 +134,18 @@ static int name_ok(const uint8_t *p, size_t n)
 	return hash_supported(alg) && hash_size(alg) == n - 2;
 }
 
+int cred_file_read(const char *path, struct credfile *cf, struct tberr *e)
+{
+	uint8_t *d = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!(rc = file_read(path, CREDFILE_MAX, &d, &n, e)))
+		rc = credfile_decode(d, n, cf, e);
+	free(d);
+	return rc;
+}
+
 int tpm2_name_arg(const char *arg, uint8_t *name, size_t *n,
 		  const char *opt, struct tberr *e)
 {

@@ -9,8 +9,10 @@
 #include "crypto/hash.h"
 #include "crypto/pk.h"
 #include "crypto/verify.h"
+#include "fmt/sshkey.h"
 #include "fmt/tpmkey.h"
 #include "job/key.h"
+#include "job/tpm.h"
 #include "tpm2/cmd.h"
 #include "tpm2/policy.h"
 #include "tpm2/rc.h"
@@ -530,6 +532,84 @@ void key_flush(struct tpm *t, uint32_t key, struct tpm2_session *pol)
 	if (key)
 		tpm2_flush(t, key);
 	*t->e = keep;
+}
+
+struct key_loaded *key_loaded_new(void)
+{
+	return calloc(1, sizeof(struct key_loaded));
+}
+
+int key_open(struct tpm *t, struct key_loaded *k)
+{
+	int rc;
+
+	k->t = t;
+	k->handle = 0;
+	k->pol = NULL;
+	if ((rc = tpm_trust_begin(t)) ||
+	    (rc = key_load(t, &k->blob, NULL, 0, &k->handle, &k->pub,
+			   &k->pol))) {
+		k->handle = 0;
+		k->pol = NULL;
+	}
+	return rc;
+}
+
+void key_close(struct key_loaded *k)
+{
+	if (k->t && (k->handle || k->pol))
+		key_flush(k->t, k->handle, k->pol);
+	k->handle = 0;
+	k->pol = NULL;
+}
+
+void key_loaded_free(struct key_loaded *k)
+{
+	if (!k)
+		return;
+	key_close(k);
+	explicit_bzero(k, sizeof(*k));
+	free(k);
+}
+
+int key_outs_write(const struct key_outs *o, const char *pem, size_t pn,
+		   const struct tpm2_public *pub, struct tberr *e)
+{
+	char *ppem = NULL, *ssh = NULL;
+	size_t ppn = 0, sn = 0;
+	uint8_t tpub[2 + TPM2_PUBLIC_MAX];	/* TPM2B_PUBLIC */
+	struct tb w;
+	int rc;
+
+	tb_init(&w, tpub, sizeof(tpub));
+	tb_put_tpm2b(&w, pub->raw, pub->rawlen);	/* rawlen fits */
+	rc = (o->pub && ak_pub_pem(pub, &ppem, &ppn, e)) ||
+	     (o->ssh && ssh_pub_line(pub, NULL, &ssh, &sn, e)) ||
+	     file_write_atomic(o->key, pem, pn, o->flags | OUT_SECRET, e) ||
+	     (o->pub && file_write_atomic(o->pub, ppem, ppn, o->flags, e)) ||
+	     (o->ssh && file_write_atomic(o->ssh, ssh, sn, o->flags, e)) ||
+	     (o->tpm_public && file_write_atomic(o->tpm_public, tpub, w.len,
+						 o->flags, e)) ||
+	     (o->name && file_write_atomic(o->name, pub->name, pub->namelen,
+					   o->flags, e));
+	free(ppem);
+	free(ssh);
+	return rc ? e->code : 0;
+}
+
+int key_blob_write(const struct key_outs *o, const struct ak_blob *b,
+		   const struct tpm2_public *pub, struct tberr *e)
+{
+	char *pem = NULL;
+	size_t pn = 0;
+	int rc;
+
+	if (!(rc = ak_blob_encode(b, &pem, &pn, e)))
+		rc = key_outs_write(o, pem, pn, pub, e);
+	if (pem)
+		explicit_bzero(pem, pn);
+	free(pem);
+	return rc;
 }
 
 int key_sig_encode(const struct quote_sig *s, uint8_t *out, size_t cap,

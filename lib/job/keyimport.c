@@ -94,6 +94,15 @@ static int ecc_object(const struct privkey *k, int usage,
 	return 0;
 }
 
+int key_usage_parse(const char *s)
+{
+	if (!strcmp(s, "sign"))
+		return KEY_USE_SIGN;
+	if (!strcmp(s, "decrypt"))
+		return KEY_USE_DECRYPT;
+	return 0;
+}
+
 int key_object_make(const struct privkey *k, int usage, const uint8_t *auth,
 		    size_t authlen, struct tpm2_public *pub, uint8_t *sens,
 		    size_t *senslen, struct tberr *e)
