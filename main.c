@@ -444,13 +444,13 @@ int main(int argc, char **argv)
 	c.g = &opts;
 	c.pin = a->pin;
 	rc = applet_words(&c, a, argc - i, argv + i, &help, &av, &buf);
-	if (help)
-		rc = ctx_help(&c, a);
-	else if (rc == EX_USAGE)
-		rc = ctx_usage(&c, "%s", c.e.msg);
-	else if (rc)
-		rc = ctx_fail(&c);
 	if (rc || help) {
+		if (help)
+			rc = ctx_help(&c, a);
+		else if (rc == EX_USAGE)
+			rc = ctx_usage(&c, "%s", c.e.msg);
+		else
+			rc = ctx_fail(&c);
 		free(av);
 		free(buf);
 		return rc;
