@@ -45,10 +45,9 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
-	if ((rc = ctx_no_operands(c, argc, argv)))
-		return rc;
-	if (!akf || !in)
-		return ctx_usage(c, "-k AKBLOB and -i BLOB are required");
+	if (optind != argc || !akf || !in)
+		return ctx_usage(c, "-k AKBLOB and -i BLOB are required (and "
+				 "no operands)");
 	/* Step 1: both files, checked before the TPM is touched. */
 	if (ak_blob_read(akf, &blob, &c->e) ||
 	    cred_file_read(in, &cf, &c->e)) {

@@ -56,10 +56,9 @@ static int run(struct ctx *c, int argc, char **argv)
 		default: rc = ctx_usage(c, "unknown option"); goto done;
 		}
 	}
-	if ((rc = ctx_no_operands(c, argc, argv)))
-		goto done;
-	if (!ekf || !namearg || !out) {
-		rc = ctx_usage(c, "--ek, --name and -o are required");
+	if (optind != argc || !ekf || !namearg || !out) {
+		rc = ctx_usage(c, "--ek, --name and -o are required (and no "
+			       "operands)");
 		goto done;
 	}
 	/* Step 1: the EK and the name, then the secret. */
