@@ -146,6 +146,47 @@ teardown() { t2_flush; }
 	cmp "$D/o2.sig" "$D/o3.sig"
 }
 
+@test "keys that sign and decrypt (tpm2-openssl's genpkey, RSA and EC): sign and decrypt take them, openssl verifies and encrypts; single-use keys keep their one use" {
+	[ -e /usr/lib/x86_64-linux-gnu/ossl-modules/tpm2.so ] ||
+		skip "tpm2-openssl is not installed (make check installs it)"
+	local o=$BATS_TEST_TMPDIR alg
+	# (EC with -pkeyopt group:P-256: without it genpkey asks for a curve
+	# swtpm does not have)
+	for alg in EC RSA; do
+		TPM2OPENSSL_TCTI=$TPMBOX_TCTI openssl genpkey -provider tpm2 \
+			-provider default -algorithm $alg \
+			$([ $alg = RSA ] || echo -pkeyopt group:P-256) \
+			-out "$o/$alg.key" 2>/dev/null
+		t2_flush
+		TPM2OPENSSL_TCTI=$TPMBOX_TCTI openssl pkey -provider tpm2 \
+			-provider default -in "$o/$alg.key" -pubout -out "$o/$alg.pub"
+		t2_flush
+		# both uses in its public area (TPMA_OBJECT sign 0x40000, decrypt 0x20000)
+		tb sign -k "$o/$alg.key" -i "$D/msg" -o "$o/$alg.sig"
+		openssl dgst -sha256 -verify "$o/$alg.pub" -signature "$o/$alg.sig" "$D/msg"
+	done
+	# RSA: decrypt opens what openssl encrypted to it, unbind what bind did
+	head -c 32 /dev/urandom > "$o/pt"
+	openssl pkeyutl -encrypt -pubin -inkey "$o/RSA.pub" \
+		-pkeyopt rsa_padding_mode:oaep -pkeyopt rsa_oaep_md:sha256 \
+		-in "$o/pt" -out "$o/ct"
+	tb decrypt -k "$o/RSA.key" -i "$o/ct" -o "$o/pt2"
+	cmp "$o/pt" "$o/pt2"
+	tb bind --pub "$o/RSA.pub" -i "$o/pt" -o "$o/bound"
+	tb unbind -k "$o/RSA.key" -i "$o/bound" -o "$o/pt3"
+	cmp "$o/pt" "$o/pt3"
+	# the single-use keys: a sign-only key does not decrypt, a
+	# decrypt-only key does not sign (exit 2), each does its own job
+	run tb decrypt -k "$D/rsa.key" -i "$o/ct"
+	assert_failure 2
+	assert_output --partial "not an RSA decryption key"
+	run tb sign -k "$D/dec.key" --auth str:Decrypt0r -i "$D/msg"
+	assert_failure 2
+	assert_output --partial "decryption key: it does not sign"
+	tb sign -k "$D/rsa.key" -i "$D/msg" -o "$o/single.sig"
+	openssl dgst -sha256 -verify "$D/rsa.pub" -signature "$o/single.sig" "$D/msg"
+}
+
 @test "refusals: the wrong use, scheme or digest (exit 2), a damaged key file, a key of another TPM (exit 1, one sentence)" {
 	run tb sign -k "$D/dec.key" --auth str:Decrypt0r -i "$D/msg"
 	assert_failure 2

@@ -418,8 +418,9 @@ int key_sign(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 		return err_set(t->e, EX_USAGE, "a digest of %zu bytes: "
 			       "SHA-256, SHA-384 or SHA-512 (32, 48 or 64)",
 			       dlen);
-	if (!(pub->attrs & TPMA_OBJECT_SIGN_ENCRYPT) ||
-	    (pub->attrs & TPMA_OBJECT_DECRYPT))
+	/* The sign attribute decides; a key may also decrypt (tpm2-openssl's
+	 * genpkey keys do both, with a NULL scheme that inScheme fills). */
+	if (!(pub->attrs & TPMA_OBJECT_SIGN_ENCRYPT))
 		return err_set(t->e, EX_USAGE, "KEY is a decryption key: it "
 			       "does not sign");
 	if ((scheme == TPM2_ALG_ECDSA) != (pub->type == TPM2_ALG_ECC))
