@@ -321,3 +321,47 @@ EOF
 	run tb quote -k "$D/pd.key" -n 00 -o "$BATS_TEST_TMPDIR/q"
 	assert_failure 1
 }
+
+@test "after takeown, keycreate and akcreate name the persistent SRK (0x81000001): tpm2-openssl loads the key with no CreatePrimary, tpmbox signs and quotes with them; before, 0x40000001" {
+	[ -e /usr/lib/x86_64-linux-gnu/ossl-modules/tpm2.so ] ||
+		skip "tpm2-openssl is not installed (make check installs it)"
+	local o=$BATS_TEST_TMPDIR
+	# before: the suite's keys (no SRK persisted when they were made)
+	openssl asn1parse -in "$D/ec.key" | grep -q 'INTEGER *:40000001'
+	tb takeown >/dev/null
+	tb keycreate -o "$o/k.key" --pub "$o/k.pub" >/dev/null
+	openssl asn1parse -in "$o/k.key" | grep -q 'INTEGER *:81000001'
+	# tpm2-openssl: the 0x40000001 key derives the SRK, this one does not
+	TSS2_LOG=esys+trace TPM2OPENSSL_TCTI=$TPMBOX_TCTI openssl pkeyutl -sign \
+		-provider tpm2 -provider default -inkey "$D/ec.key" \
+		-in "$D/msg.dgst" -out "$o/old.sig" 2> "$o/old.log"
+	t2_flush
+	grep -q Esys_CreatePrimary "$o/old.log"
+	TSS2_LOG=esys+trace TPM2OPENSSL_TCTI=$TPMBOX_TCTI openssl pkeyutl -sign \
+		-provider tpm2 -provider default -inkey "$o/k.key" \
+		-in "$D/msg.dgst" -out "$o/new.sig" 2> "$o/new.log"
+	t2_flush
+	run grep -q Esys_CreatePrimary "$o/new.log"
+	[ "$status" = 1 ]
+	openssl pkeyutl -verify -pubin -inkey "$o/k.pub" -in "$D/msg.dgst" \
+		-sigfile "$o/new.sig"
+	tb sign -k "$o/k.key" -i "$D/msg" -o "$o/tb.sig"
+	openssl dgst -sha256 -verify "$o/k.pub" -signature "$o/tb.sig" "$D/msg"
+	# the older key files still load, under the same SRK
+	tb sign -k "$D/ec.key" -i "$D/msg" -o "$o/tb2.sig"
+	tb akcreate -o "$o/ak" --pub "$o/ak.pub" >/dev/null
+	openssl asn1parse -in "$o/ak" | grep -q 'INTEGER *:81000001'
+	tb quote -k "$o/ak" -p sha256:0 -n 0a0b -o "$o/q"
+	tb checkquote -k "$o/ak.pub" -n 0a0b -p sha256:0 "$o/q" >/dev/null
+	# a key naming 0x81000001 is loaded under the SRK found and checked
+	# as for 0x40000001: with another key persisted there (an RSA
+	# primary), the ECC SRK is derived again and the key loads under it
+	tpm2_evictcontrol -C o -c 0x81000001 >/dev/null
+	tpm2_createprimary -C o -G rsa -c "$o/rsa.ctx" >/dev/null
+	tpm2_evictcontrol -C o -c "$o/rsa.ctx" 0x81000001 >/dev/null
+	t2_flush
+	tb --trace sign -k "$o/k.key" -i "$D/msg" -o "$o/tb3.sig" 2> "$o/trace"
+	openssl dgst -sha256 -verify "$o/k.pub" -signature "$o/tb3.sig" "$D/msg"
+	grep -q TPM2_CreatePrimary "$o/trace"
+	tpm2_evictcontrol -C o -c 0x81000001 >/dev/null
+}

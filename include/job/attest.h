@@ -6,8 +6,9 @@
  * RSASSA-SHA256, nameAlg SHA-256, fixedTPM, fixedParent,
  * sensitiveDataOrigin, userWithAuth, restricted, sign; empty authValue.
  * AKBLOB is a "TSS2 PRIVATE KEY" PEM (the TPM 2.0 key file ASN.1 format)
- * with the loadable-key OID 2.23.133.10.1.3, emptyAuth, parent 0x40000001
- * (the owner hierarchy's standard primary), TPM2B_PUBLIC, TPM2B_PRIVATE. */
+ * with the loadable-key OID 2.23.133.10.1.3, emptyAuth, parent 0x81000001
+ * where the SRK is persisted there, else 0x40000001 (the owner
+ * hierarchy's standard primary), TPM2B_PUBLIC, TPM2B_PRIVATE. */
 #ifndef TPMBOX_JOB_ATTEST_H
 #define TPMBOX_JOB_ATTEST_H
 

@@ -6,7 +6,8 @@
  * userWithAuth, and sign or decrypt (never both), no fixed scheme (each
  * use names it): ECC NIST P-256, or RSA 2048/3072 with the exponent
  * 65537.  Its file is the loadable TSS2 PRIVATE KEY of job/attest.h's
- * struct ak_blob (parent 0x40000001, emptyAuth when it has no value).
+ * struct ak_blob (parent 0x81000001 where the SRK is persisted there,
+ * else 0x40000001; emptyAuth when it has no value).
  *
  * Every use runs in the process's session salted to the SRK (pinned when
  * a pin is set): the key's auth value is never on the bus, and the
@@ -41,8 +42,9 @@ int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 	       size_t ownerlen, const char *what, struct ak_blob *b,
 	       struct tpm2_public *pub);
 
-/* Load a key file's key under its parent (0x40000001: the ECC SRK, found
- * or made; or a persistent handle) and start the process session salted
+/* Load a key file's key under its parent (0x40000001 or 0x81000001: the
+ * ECC SRK, found and checked against the pin, or made; or another
+ * persistent handle) and start the process session salted
  * to that parent.  *handle is transient; pub gets its public area.  A
  * key with a policy (keycreate -p) also gets *pol: a policy session
  * salted to the parent in which the policy ran (PolicyPCR: exit 4 when

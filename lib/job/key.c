@@ -115,6 +115,11 @@ int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 	rc = tpm2_create(t, k->handle, k->pub.name, k->pub.namelen, &a, tmpl,
 			 auth, authlen, NULL, 0, &priv, pub);
 	tpm2_session_set_flags(s, 0);
+	/* The parent the file names: the persistent handle that holds the
+	 * H-2 SRK (takeown's 0x81000001), so that a loader uses it as it is
+	 * (tpm2-openssl would run CreatePrimary on every load of a key that
+	 * names 0x40000001); 0x40000001 when it was made for this key. */
+	b->parent = k->transient ? TPM2_RH_OWNER : k->handle;
 	tpm2_srk_put(t, k);
 	free(k);
 	if (rc)
@@ -124,7 +129,6 @@ int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 		return err_set(t->e, EX_FAIL, "TPM2_Create: the key made is "
 			       "not the %s asked for", what);
 	}
-	b->parent = TPM2_RH_OWNER;
 	b->empty_auth = authlen == 0;
 	tb_init(&w, b->pub, sizeof(b->pub));
 	tb_put_tpm2b(&w, pub->raw, pub->rawlen);
@@ -303,7 +307,10 @@ int key_load_as(struct tpm *t, const struct ak_blob *b, const uint8_t *owner,
 		free(k);
 		return err_set(t->e, EX_FAIL, "KEY: malformed private part");
 	}
-	if (b->parent == TPM2_RH_OWNER) {
+	/* 0x40000001, or the handle takeown persists it at: the SRK found
+	 * and checked as always (the pin, its template), not a public area
+	 * taken on trust. */
+	if (b->parent == TPM2_RH_OWNER || b->parent == TPM2_SRK_HANDLE) {
 		rc = srk(t, owner, ownerlen, 0, k);
 		persisted = !k->transient;
 	} else {
