@@ -199,6 +199,20 @@ int ctx_no_operands(struct ctx *c, int argc, char **argv)
 	return 0;
 }
 
+int ctx_json_only(struct ctx *c, int argc, char **argv,
+		  const struct option *longopts, int *json)
+{
+	int o;
+
+	*json = 0;
+	while ((o = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (o != 'j')
+			return ctx_usage(c, "unknown option");
+		*json = 1;
+	}
+	return ctx_no_operands(c, argc, argv);
+}
+
 int ctx_outs_new(struct ctx *c, int flags, const char *const *outs, int n)
 {
 	int i;

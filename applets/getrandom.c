@@ -29,11 +29,10 @@ static const struct option longopts[] = {
 
 static int run(struct ctx *c, int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = "-";
 	int ashex = 0, flags = OUT_SECRET, o, rc;
 	uint64_t n;
 	uint8_t *buf;
-	char *text = NULL;
 	struct tpm *t;
 
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -53,8 +52,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	/* Step 1: ask the TPM, in chunks, for exactly n bytes. */
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t))
 		return ctx_fail(c);
-	buf = malloc(n * 2 + 2);
-	if (!buf)
+	if (!(buf = malloc(n)))
 		return ctx_usage(c, "out of memory for %llu bytes",
 				 (unsigned long long)n);
 	if (tpm_getrandom(t, buf, n)) {
@@ -62,23 +60,9 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_fail(c);
 	}
 	/* Step 2: write them, raw or as hex. */
-	if (ashex) {
-		text = malloc(n * 2 + 2);
-		if (!text) {
-			free(buf);
-			return ctx_usage(c, "out of memory");
-		}
-		hex_encode(buf, n, text);
-		strcat(text, "\n");
-	}
-	rc = file_write_atomic(out ? out : "-", ashex ? (uint8_t *)text : buf,
-			       ashex ? n * 2 + 1 : n, flags, &c->e);
+	rc = file_write_bytes(out, buf, n, ashex, flags, &c->e);
 	explicit_bzero(buf, n);
 	free(buf);
-	if (text) {
-		explicit_bzero(text, n * 2 + 1);
-		free(text);
-	}
 	return rc ? ctx_fail(c) : 0;
 }
 

@@ -110,7 +110,6 @@ static int info12(struct ctx *c, struct tpm *t, int json)
 	return 0;
 }
 
-static const char shortopts[] = "";
 static const struct option longopts[] = {
 	{"json", no_argument, NULL, 'j'},
 	{NULL, 0, NULL, 0}
@@ -125,16 +124,11 @@ static int run(struct ctx *c, int argc, char **argv)
 	char fam[5] = "", manu[5] = "", vendor[17] = "", fw[48];
 	struct pcr_sel alloc;
 	unsigned npcrs;
-	int json = 0, o;
+	int json, o, rc;
 	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (o != 'j')
-			return ctx_usage(c, "unknown option");
-		json = 1;
-	}
-	if (optind != argc)
-		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
+	if ((rc = ctx_json_only(c, argc, argv, longopts, &json)))
+		return rc;
 
 	/* A TPM 1.2 has another set of facts. */
 	if (!(t = ctx_tpm(c)) || !(o = tpm_family(t)))
@@ -142,8 +136,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (o == TPM_FAMILY_12)
 		return info12(c, t, json);
 	/* Step 1: fixed and variable properties, banks, handle lists. */
-	if (
-	    tpm2_getprops(t, TPM2_PT_FIXED, 0x100, fixed, 128, &nf) ||
+	if (tpm2_getprops(t, TPM2_PT_FIXED, 0x100, fixed, 128, &nf) ||
 	    tpm2_getprops(t, TPM2_PT_VAR, 0x100, var, 64, &nv) ||
 	    tpm2_pcr_banks(t, &alloc, &npcrs) ||
 	    tpm2_gethandles(t, 0x81000000u, pers, MAXH, &npers) ||
@@ -227,5 +220,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_info = {
 	"info", "TPM family, vendor, banks, lockout state, handles",
-	APPLET_USAGE(usage), run, shortopts, longopts, 0
+	APPLET_USAGE(usage), run, "", longopts, 0
 };

@@ -7,8 +7,8 @@
 #include "base/auth.h"
 #include "base/hex.h"
 #include "crypto/hash.h"
+#include "job/nv.h"
 #include "job/tpm.h"
-#include "tpm12/da.h"
 #include "tpm12/nv.h"
 #include "tpm2/cmd.h"
 #include "tpm2/nv.h"
@@ -29,10 +29,7 @@ static const char usage[] =
 	"  -t TYPE    ordinary (default), counter, bits or extend\n"
 	"  -g HASH    name algorithm, and the extend hash (default sha256)\n"
 	"  --auth AUTH  the index's auth value (str:, hex:, file:, env:)\n"
-	"  --owner-auth AUTH  the owner hierarchy's auth value (default "
-	"empty)\n"
-	"  --platform-auth AUTH  the platform's, for platformcreate "
-	"indices\n"
+	NV_USAGE_HIER
 	"  --allow-irreversible  permit policydelete, writedefine, "
 	"write_stclear,\n"
 	"             read_stclear, globallock and platformcreate\n"
@@ -57,33 +54,29 @@ static const struct option longopts[] = {
 	{"attributes", required_argument, NULL, 'a'},
 	{"type", required_argument, NULL, 't'},
 	{"hash", required_argument, NULL, 'g'},
-	{"auth", required_argument, NULL, 'A'},
-	{"owner-auth", required_argument, NULL, 'O'},
-	{"platform-auth", required_argument, NULL, 'P'},
+	NV_LONGOPT_AUTH,
+	NV_LONGOPT_OWNER,
+	NV_LONGOPT_PLATFORM,
 	{"allow-irreversible", no_argument, NULL, 'I'},
 	{NULL, 0, NULL, 0}
 };
 
 /* TPM 1.2: the index, permissions and size checked here, then
  * TPM_NV_DefineSpace with the owner value. */
-static int define12(struct ctx *c, struct tpm *t, const char *index_s,
-		    const char *size_s, const char *attr_s, const char *auth_s,
-		    const char *owner_s, int irrev)
+static int define12(struct ctx *c, struct tpm *t, const struct nv_opts *n,
+		    const char *size_s, const char *attr_s, int irrev)
 {
 	const uint32_t locks = TPM12_NV_PER_WRITEDEFINE |
 		TPM12_NV_PER_WRITE_STCLEAR | TPM12_NV_PER_READ_STCLEAR |
 		TPM12_NV_PER_GLOBALLOCK;
-	struct tpm12_nv_public p;
+	struct tpm12_nv_public p, old;
 	uint8_t owner[20], auth[20];
-	struct authval v;
-	uint32_t index, perm;
+	uint32_t index = n->index, perm;
 	uint64_t size;
 	char list[256];
 	int rc;
 
 	/* Step 1: index, permissions and size. */
-	if (tpm12_nv_index_parse(index_s, &index, &c->e))
-		return ctx_fail(c);
 	if (index == TPM12_NV_INDEX_LOCK || index == TPM12_NV_INDEX0)
 		return ctx_usage(c, "NV index 0x%08x is not an area: %s",
 				 index, index ? "defining TPM_NV_INDEX_LOCK "
@@ -95,8 +88,8 @@ static int define12(struct ctx *c, struct tpm *t, const char *index_s,
 		return ctx_usage(c, "NV index 0x%08x has the D bit (0x10000000)"
 				 ": such indices are made by the TPM's maker, "
 				 "never by TPM_NV_DefineSpace", index);
-	perm = auth_s ? TPM12_NV_PER_AUTHREAD | TPM12_NV_PER_AUTHWRITE
-		      : TPM12_NV_PER_OWNERREAD | TPM12_NV_PER_OWNERWRITE;
+	perm = n->auth_s ? TPM12_NV_PER_AUTHREAD | TPM12_NV_PER_AUTHWRITE
+			 : TPM12_NV_PER_OWNERREAD | TPM12_NV_PER_OWNERWRITE;
 	if (attr_s && tpm12_nv_perm_parse(attr_s, &perm, &c->e))
 		return ctx_fail(c);
 	if (perm & ~TPM12_NV_PER_ALL)
@@ -126,58 +119,39 @@ static int define12(struct ctx *c, struct tpm *t, const char *index_s,
 	tpm12_nv_public_init(&p, index, perm, (uint32_t)size);
 
 	/* Step 2: the values, SHA-1 of AUTH's bytes (tpm-tools' rule). */
-	if (owner_s && auth_parse(owner_s, &v, &c->e))
+	if (tpm12_nv_auth_value(n->owner_s, owner, &c->e))
 		return ctx_fail(c);
-	tpm12_auth_value(owner_s ? &v : NULL, owner);
-	if (owner_s)
-		auth_wipe(&v);
-	if (auth_s && auth_parse(auth_s, &v, &c->e)) {
+	if (tpm12_nv_auth_value(n->auth_s, auth, &c->e)) {
 		explicit_bzero(owner, sizeof(owner));
 		return ctx_fail(c);
 	}
-	tpm12_auth_value(auth_s ? &v : NULL, auth);
-	if (auth_s)
-		auth_wipe(&v);
 
 	/* Step 3: define it, unless it is: a TPM 1.2 would replace an
 	 * index defined already, its data lost. */
-	{
-		struct tpm12_nv_public old;
-
-		rc = tpm12_nv_public(t, index, &old);
-		if (rc == 0) {
-			err_set(&c->e, EX_FAIL, "NV index 0x%08x is defined "
-				"already (%u bytes): a TPM 1.2 would replace it "
-				"and lose its data", index, old.size);
-			err_hint(&c->e, "nvrelease it first if that is what "
-				 "you want");
-		}
-		if (rc != EX_NOENT) {
-			explicit_bzero(owner, sizeof(owner));
-			explicit_bzero(auth, sizeof(auth));
-			return ctx_fail(c);
-		}
+	rc = tpm12_nv_public(t, index, &old);
+	if (rc == 0) {
+		rc = err_set(&c->e, EX_FAIL, "NV index 0x%08x is defined "
+			     "already (%u bytes): a TPM 1.2 would replace it "
+			     "and lose its data", index, old.size);
+		err_hint(&c->e, "nvrelease it first if that is what you want");
+	} else if (rc == EX_NOENT) {
 		err_clear(&c->e);
+		rc = tpm12_nv_define(t, owner, auth, &p);
+		rc = tpm12_nv_refused(&c->e, rc, TPM12_NV_OP_DEFINE,
+				      TPM12_NV_BY_OWNER, n->owner_s != NULL,
+				      index);
 	}
-	rc = tpm12_nv_define(t, owner, auth, &p);
 	explicit_bzero(owner, sizeof(owner));
 	explicit_bzero(auth, sizeof(auth));
-	if (rc == EX_AUTH) {
-		err_set(&c->e, EX_AUTH, "the owner value is wrong%s (the "
-			"failure counts toward the lockout)", owner_s ? "" :
-			": the well-known secret was tried");
-		err_hint(&c->e, "give it with --owner-auth (SHA-1 of the value "
-			 "is the auth, as tpm-tools makes it from a password)");
-	}
 	return rc ? ctx_fail(c) : 0;
 }
 
 static int run(struct ctx *c, int argc, char **argv)
 {
 	const char *size_s = NULL, *attr_s = NULL, *type_s = NULL;
-	const char *hash_s = NULL, *auth_s = NULL, *owner_s = NULL;
-	const char *plat_s = NULL;
+	const char *hash_s = NULL, *hier_s;
 	struct authval av;
+	struct nv_opts no;
 	struct nv_auth na;
 	struct nv_public p;
 	uint32_t attrs = DEFAULT_ATTRS, index_max, buffer_max, hier, bad;
@@ -186,39 +160,34 @@ static int run(struct ctx *c, int argc, char **argv)
 	char list[256];
 	struct tpm *t;
 
+	memset(&no, 0, sizeof(no));
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (nv_opt(&no, o, optarg))
+			continue;
 		switch (o) {
 		case 's': size_s = optarg; break;
 		case 'a': attr_s = optarg; break;
 		case 't': type_s = optarg; break;
 		case 'g': hash_s = optarg; break;
-		case 'A': auth_s = optarg; break;
-		case 'O': owner_s = optarg; break;
-		case 'P': plat_s = optarg; break;
 		case 'I': irrev = 1; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
-	if (optind != argc - 1)
-		return ctx_usage(c, "expected one NV index");
-	/* The family decides the job (TPM 1.2 indices, attributes and
-	 * authorization differ); with an SRK pin the salted session's
-	 * first answer tells it, and a 1.2 is a usage error. */
-	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) || !(o = tpm_family(t)))
+	if (nv_operands(&no, argc, argv, NULL, 0, &c->e))
 		return ctx_fail(c);
-	if (o == TPM_FAMILY_12) {
-		if (type_s || hash_s || plat_s)
+	/* The family decides the job (TPM 1.2 indices, attributes and
+	 * authorization differ, and how INDEX reads). */
+	if (!(t = ctx_tpm(c)) || nv_open(&no, t))
+		return ctx_fail(c);
+	if (no.family == TPM_FAMILY_12) {
+		if (type_s || hash_s)
 			return ctx_usage(c, "this TPM is a TPM 1.2: its NV "
 					 "indices have no %s", type_s ? "types "
-					 "(-t)" : hash_s ? "name algorithm (-g)"
-					 : "platform hierarchy "
-					 "(--platform-auth)");
-		return define12(c, t, argv[optind], size_s, attr_s, auth_s,
-				owner_s, irrev);
+					 "(-t)" : "name algorithm (-g)");
+		return define12(c, t, &no, size_s, attr_s, irrev);
 	}
 	memset(&p, 0, sizeof(p));
-	if (nv_index_parse(argv[optind], &p.index, &c->e))
-		return ctx_usage(c, "%s", c->e.msg);
+	p.index = no.index;
 
 	/* Step 1: attributes, type, name algorithm and size, checked here
 	 * so the TPM's refusals are the rare ones. */
@@ -268,12 +237,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	    !(attrs & TPMA_NV_PLATFORMCREATE))
 		return ctx_usage(c, "policydelete needs platformcreate: only "
 				 "the platform defines such indices");
-	if (plat_s && !(attrs & TPMA_NV_PLATFORMCREATE))
-		return ctx_usage(c, "--platform-auth is for platformcreate "
-				 "indices");
-	if (owner_s && (attrs & TPMA_NV_PLATFORMCREATE))
-		return ctx_usage(c, "a platformcreate index is defined by the "
-				 "platform: use --platform-auth");
+	if (nv2_hier(&no, p.index, attrs, &hier, &hier_s, &c->e))
+		return ctx_fail(c);
 	if (size_s && (parse_u64(size_s, &size) || size > 0xffff))
 		return ctx_usage(c, "bad size '%s'", size_s);
 	switch (type) {
@@ -309,8 +274,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	p.size = (uint16_t)size;
 
 	/* Step 2: the TPM's limit. */
-	if (!(t = ctx_tpm(c)) || tpm2_trust_begin(t) ||
-	    tpm2_nv_limits(t, &index_max, &buffer_max))
+	if (tpm2_trust_begin(t) || tpm2_nv_limits(t, &index_max, &buffer_max))
 		return ctx_fail(c);
 	if (size > index_max)
 		return ctx_usage(c, "SIZE %llu is above this TPM's "
@@ -321,12 +285,9 @@ static int run(struct ctx *c, int argc, char **argv)
 	 * hierarchy value given here keys an HMAC instead of crossing the
 	 * bus (both over a session salted to the SRK). */
 	memset(&av, 0, sizeof(av));
-	if (auth_s && auth_parse(auth_s, &av, &c->e))
+	if (no.auth_s && auth_parse(no.auth_s, &av, &c->e))
 		return ctx_fail(c);
-	hier = (attrs & TPMA_NV_PLATFORMCREATE) ? TPM2_RH_PLATFORM
-						 : TPM2_RH_OWNER;
-	rc = nv_hier_auth_begin(t, &na, hier, hier == TPM2_RH_PLATFORM ?
-				plat_s : owner_s, auth_s != NULL);
+	rc = nv_hier_auth_begin(t, &na, hier, hier_s, no.auth_s != NULL);
 	if (!rc)
 		rc = tpm2_nv_define(t, hier, &na.a, av.v, av.n, &p);
 	rc = nv_auth_end(t, &na, rc);

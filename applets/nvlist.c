@@ -6,6 +6,7 @@
 
 #include "applet.h"
 #include "base/hex.h"
+#include "job/nv.h"
 #include "job/tpm.h"
 #include "tpm12/cap.h"
 #include "tpm12/nv.h"
@@ -32,7 +33,6 @@ static const char usage[] =
 
 #define MAXNV TPM2_HANDLES_MAX
 
-static const char shortopts[] = "";
 static const struct option longopts[] = {
 	{"json", no_argument, NULL, 'j'},
 	{NULL, 0, NULL, 0}
@@ -54,7 +54,7 @@ static void pcrs12(const struct tpm12_pcr_info *i, char *out, size_t cap)
 }
 
 /* TPM 1.2: TPM_CAP_NV_LIST, then TPM_CAP_NV_INDEX for each. */
-static int run12(struct ctx *c, struct tpm *t, int json)
+static int list12(struct ctx *c, struct tpm *t, int json)
 {
 	uint32_t nv[TPM12_NV_MAX];
 	size_t n, i;
@@ -98,24 +98,12 @@ static int run12(struct ctx *c, struct tpm *t, int json)
 	return rc;
 }
 
-static int run(struct ctx *c, int argc, char **argv)
+/* TPM 2.0: the NV handles, then TPM2_NV_ReadPublic for each. */
+static int list20(struct ctx *c, struct tpm *t, int json)
 {
 	uint32_t h[MAXNV];
 	size_t n, i;
-	int json = 0, o;
-	struct tpm *t;
 
-	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (o != 'j')
-			return ctx_usage(c, "unknown option");
-		json = 1;
-	}
-	if (optind != argc)
-		return ctx_usage(c, "unexpected argument '%s'", argv[optind]);
-	if (!(t = ctx_tpm(c)) || !(o = tpm_family(t)))
-		return ctx_fail(c);
-	if (o == TPM_FAMILY_12)
-		return run12(c, t, json);
 	if (tpm2_gethandles(t, NV_INDEX_FIRST, h, MAXNV, &n))
 		return ctx_fail(c);
 	if (json)
@@ -149,7 +137,20 @@ static int run(struct ctx *c, int argc, char **argv)
 	return 0;
 }
 
+static int run(struct ctx *c, int argc, char **argv)
+{
+	int json, o, rc;
+	struct tpm *t;
+
+	if ((rc = ctx_json_only(c, argc, argv, longopts, &json)))
+		return rc;
+	/* The family decides the job. */
+	if (!(t = ctx_tpm(c)) || !(o = nv_family(t)))
+		return ctx_fail(c);
+	return o == TPM_FAMILY_12 ? list12(c, t, json) : list20(c, t, json);
+}
+
 const struct applet applet_nvlist = {
 	"nvlist", "list NV indices with type, size and attributes",
-	APPLET_USAGE(usage), run, shortopts, longopts, 0
+	APPLET_USAGE(usage), run, "", longopts, 0
 };

@@ -75,6 +75,11 @@ int ctx_usage(struct ctx *c, const char *fmt, ...)
 /* After the applet's getopt loop: a usage error (exit 2) naming the first
  * operand left, or 0 when there is none. */
 int ctx_no_operands(struct ctx *c, int argc, char **argv);
+/* The whole command line of an applet whose one option is --json
+ * (longopts: {"json", no_argument, NULL, 'j'}, no short options) and
+ * which takes no operand: *json set, 0; or a usage error (exit 2). */
+int ctx_json_only(struct ctx *c, int argc, char **argv,
+		  const struct option *longopts, int *json);
 /* Before the TPM does any work: a usage error (exit 2) naming the first
  * of the n output paths that exists, unless flags has OUT_FORCE (-f);
  * NULL and "-" (stdout) are skipped.  0 when every one is free.  The

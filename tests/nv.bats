@@ -341,6 +341,12 @@ for e in json.load(sys.stdin):
 	run tb nvdefine 0x01400001 -s 8 -a "ownerread|ownerwrite" --platform-auth str:x
 	assert_failure 2
 	assert_output --partial "for platformcreate indices"
+	# nvrelease says the same of an owner's index (lib/job/nv.c)
+	tb nvdefine 0x01400002 -s 8
+	run tb nvrelease 0x01400002 --platform-auth str:x
+	assert_failure 2
+	assert_output --partial "NV index 0x01400002 is the owner's: --platform-auth is for platformcreate indices (use --owner-auth)"
+	tb nvrelease 0x01400002
 }
 
 # lying_tpm MODE: a proxy between tpmbox and swtpm that alters one kind of
@@ -520,14 +526,18 @@ PY
 @test "refused: the wrong applet for the index type, or an access it does not allow" {
 	run bash -c "printf x | '$TPMBOX' nvwrite 0x01000020"
 	assert_failure 2
-	assert_output --partial "is a counter index: use nvincrement"
+	assert_output --partial "NV index 0x01000020 is a counter index, not an ordinary index: use nvincrement"
+	# one message in every applet: what the index is, what the applet
+	# takes, and the applet for it
 	run tb nvincrement 0x01000010
 	assert_failure 2
-	assert_output --partial "not a counter"
+	assert_output --partial "is an ordinary index, not a counter index: use nvwrite"
 	run tb nvextend 0x01000010 -d 00
 	assert_failure 2
+	assert_output --partial "is an ordinary index, not an extend index: use nvwrite"
 	run tb nvsetbits 0x01000010 1
 	assert_failure 2
+	assert_output --partial "is an ordinary index, not a bit-field index: use nvwrite"
 	# 0x01000002 has no authread: --auth cannot read it
 	run tb nvread 0x01000002 --auth str:x
 	assert_failure 2

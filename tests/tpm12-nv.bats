@@ -158,6 +158,8 @@ count() {
 	run tb nvrelease 0x00011f00 "${OWN[@]}"
 	assert_failure 6
 	assert_output --partial "tpmbox nvrelease: NV index 0x00011f00 is not defined"
+	# the words and the hint a TPM 2.0 gives (lib/tpm12/nv.c)
+	assert_output --partial "hint: nvlist shows the defined indices"
 }
 
 @test "tpm12-nv: PPWRITE and PPREAD are refused without physical presence (exit 4), and work once it is asserted" {

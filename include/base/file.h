@@ -22,6 +22,11 @@ enum {
  * /proc/self/fd/N are the caller's own descriptors and are written. */
 int file_write_atomic(const char *path, const void *data, size_t n,
 		      int flags, struct tberr *e);
+/* file_write_atomic of n bytes, raw or (hex) as lowercase hex and a
+ * newline, the hex text wiped after; data stays the caller's to wipe.
+ * Out of memory is exit 2. */
+int file_write_bytes(const char *path, const uint8_t *data, size_t n,
+		     int hex, int flags, struct tberr *e);
 /* file_write_atomic, except that a file already holding exactly data is
  * left alone (0): writing the same output again changes nothing. */
 int file_write_same(const char *path, const void *data, size_t n,

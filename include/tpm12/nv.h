@@ -32,7 +32,8 @@ struct tpm12_nv_public {
  * above TPM12_NV_SIZE_MAX). */
 int tpm12_nv_public_parse(const uint8_t *p, size_t n,
 			  struct tpm12_nv_public *out);
-/* TPM_GetCapability(TPM_CAP_NV_INDEX, index). */
+/* TPM_GetCapability(TPM_CAP_NV_INDEX, index).  A missing index is exit
+ * 6 "NV index 0x.. is not defined", as on a TPM 2.0. */
 int tpm12_nv_public(struct tpm *t, uint32_t index,
 		    struct tpm12_nv_public *out);
 /* "OWNERWRITE|PPREAD": the permission bits by tpm-tools' names (what
@@ -122,6 +123,28 @@ int tpm12_nv_index_parse(const char *s, uint32_t *index, struct tberr *e);
 int tpm12_nv_access_pick(const struct tpm12_nv_public *p, int write,
 			 const char *auth_s, const char *owner_s,
 			 struct tpm12_nv_access *x, struct tberr *e);
+
+/* An AUTH spec (NULL: not given) as a TPM 1.2 value: SHA-1 of its
+ * bytes, the well-known secret (20 zero bytes) when not given
+ * (tpm12_auth_value); the parsed AUTH is wiped.  0, or auth_parse's
+ * exit code with e set. */
+int tpm12_nv_auth_value(const char *spec, uint8_t out[20], struct tberr *e);
+
+/* What a refused NV command was (tpm12_nv_refused). */
+enum tpm12_nv_op {
+	TPM12_NV_OP_READ,	/* TPM_NV_ReadValue(Auth) */
+	TPM12_NV_OP_WRITE,	/* TPM_NV_WriteValue(Auth) */
+	TPM12_NV_OP_DEFINE,	/* TPM_NV_DefineSpace: define or release,
+				 * by the owner */
+};
+/* A refusal of op on index (rc and e as the command left them) in the
+ * words every NV applet uses: a wrong value (exit 4), the owner's or
+ * the index's by who authorized (by), the option that gives it named,
+ * "the well-known secret was tried" unless the value was given; on a
+ * read or write, PPREAD / PPWRITE without physical presence (exit 4).
+ * Anything else is left as it is.  Returns rc. */
+int tpm12_nv_refused(struct tberr *e, int rc, enum tpm12_nv_op op,
+		     enum tpm12_nv_by by, int given, uint32_t index);
 
 /* The bytes one NV command may carry: TPM_CAP_PROP_INPUT_BUFFER less the
  * command's own bytes, at most what tpmbox's buffers hold;

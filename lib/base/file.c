@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/hex.h"
 
 int write_all(int fd, const void *p, size_t n)
 {
@@ -291,6 +292,24 @@ int file_read(const char *path, size_t max, uint8_t **data, size_t *n,
 	*data = p;
 	*n = len;
 	return 0;
+}
+
+int file_write_bytes(const char *path, const uint8_t *data, size_t n,
+		     int hex, int flags, struct tberr *e)
+{
+	char *text;
+	int rc;
+
+	if (!hex)
+		return file_write_atomic(path, data, n, flags, e);
+	if (!(text = malloc(n * 2 + 2)))
+		return err_set(e, EX_USAGE, "out of memory");
+	hex_encode(data, n, text);
+	strcat(text, "\n");
+	rc = file_write_atomic(path, text, n * 2 + 1, flags, e);
+	explicit_bzero(text, n * 2 + 1);
+	free(text);
+	return rc;
 }
 
 int file_write_same(const char *path, const void *data, size_t n,

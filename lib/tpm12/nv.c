@@ -51,8 +51,14 @@ int tpm12_nv_public(struct tpm *t, uint32_t index,
 	size_t n;
 	int rc;
 
-	if ((rc = tpm12_getcap(t, TPM12_CAP_NV_INDEX, index, &p, &n)))
+	if ((rc = tpm12_getcap(t, TPM12_CAP_NV_INDEX, index, &p, &n))) {
+		if (rc == EX_NOENT) {	/* TPM_BADINDEX: TPM 2.0's words */
+			err_set(t->e, EX_NOENT, "NV index 0x%08x is not "
+				"defined", index);
+			err_hint(t->e, "nvlist shows the defined indices");
+		}
 		return rc;
+	}
 	if (tpm12_nv_public_parse(p, n, out) || out->index != index)
 		return err_set(t->e, EX_IO, "TPM_GetCapability(NV_INDEX, "
 			       "0x%08x): malformed TPM_NV_DATA_PUBLIC", index);
@@ -243,8 +249,6 @@ int tpm12_nv_access_pick(const struct tpm12_nv_public *p, int write,
 	uint32_t by_owner = write ? TPM12_NV_PER_OWNERWRITE
 				  : TPM12_NV_PER_OWNERREAD;
 	const char *op = write ? "writing" : "reading";
-	const char *spec = auth_s ? auth_s : owner_s;
-	struct authval v;
 
 	x->index = p->index;
 	if (auth_s && !(p->perm & by_auth))
@@ -265,12 +269,50 @@ int tpm12_nv_access_pick(const struct tpm12_nv_public *p, int write,
 		x->by = TPM12_NV_BY_OWNER;
 	else
 		x->by = TPM12_NV_BY_NONE;
-	if (spec && auth_parse(spec, &v, e))
-		return e->code;
-	tpm12_auth_value(spec ? &v : NULL, x->auth);
-	if (spec)
-		auth_wipe(&v);
+	return tpm12_nv_auth_value(auth_s ? auth_s : owner_s, x->auth, e);
+}
+
+int tpm12_nv_auth_value(const char *spec, uint8_t out[20], struct tberr *e)
+{
+	struct authval v;
+	int rc;
+
+	if (!spec) {
+		tpm12_auth_value(NULL, out);
+		return 0;
+	}
+	if ((rc = auth_parse(spec, &v, e)))
+		return rc;
+	tpm12_auth_value(&v, out);
+	auth_wipe(&v);
 	return 0;
+}
+
+int tpm12_nv_refused(struct tberr *e, int rc, enum tpm12_nv_op op,
+		     enum tpm12_nv_by by, int given, uint32_t index)
+{
+	int ix = by == TPM12_NV_BY_INDEX;
+
+	/* EX_AUTH is also TPM_NO_NV_PERMISSION's (0x38), which is no
+	 * wrong value: its own words stand. */
+	if (rc == EX_AUTH && e->rc != 0x38) {
+		err_set(e, EX_AUTH, "the %s value is wrong%s (the failure "
+			"counts toward the lockout)", ix ? "index's" : "owner",
+			given ? "" : ": the well-known secret was tried");
+		err_hint(e, "give it with %s (SHA-1 of the value is the auth, "
+			 "as tpm-tools makes it from a password)",
+			 ix ? "--auth" : "--owner-auth");
+	} else if (rc && e->rc == 0x2d && op != TPM12_NV_OP_DEFINE) {
+		/* TPM_BAD_PRESENCE */
+		err_set(e, EX_AUTH, "NV index 0x%08x has %s: %s it needs "
+			"physical presence, which is not asserted", index,
+			op == TPM12_NV_OP_READ ? "PPREAD" : "PPWRITE",
+			op == TPM12_NV_OP_READ ? "reading" : "writing");
+		err_hint(e, "the platform asserts physical presence (a "
+			 "firmware menu or the physical presence interface); "
+			 "tpmbox does not");
+	}
+	return rc;
 }
 
 int tpm12_nv_chunk(struct tpm *t, size_t *chunk)

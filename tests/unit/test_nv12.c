@@ -107,9 +107,57 @@ static void words(void)
 	CHECK(tpm12_nv_index_parse("nv1", &v, &e) == EX_USAGE);
 }
 
+/* The AUTH values and the refusals every NV applet words the same way
+ * (tpm12_nv_auth_value, tpm12_nv_refused). */
+static void auth_words(void)
+{
+	/* SHA-1("abc"), FIPS 180 */
+	static const char abc[] = "a9993e364706816aba3e25717850c26c9cd0d89d";
+	uint8_t v[20], want[20], zero[20] = {0};
+	struct tberr e;
+
+	memset(&e, 0, sizeof(e));
+	CHECK(tpm12_nv_auth_value(NULL, v, &e) == 0 && !memcmp(v, zero, 20));
+	hex_decode(abc, want, sizeof(want));
+	CHECK(tpm12_nv_auth_value("str:abc", v, &e) == 0 &&
+	      !memcmp(v, want, 20));
+	CHECK(tpm12_nv_auth_value("hex:zz", v, &e) == EX_USAGE);
+
+	/* a wrong value: whose, given or the well-known secret tried */
+	e.rc = 0x01;	/* TPM_AUTHFAIL */
+	CHECK(tpm12_nv_refused(&e, EX_AUTH, TPM12_NV_OP_READ,
+			       TPM12_NV_BY_INDEX, 1, 0x11101) == EX_AUTH);
+	CHECK(!strcmp(e.msg, "the index's value is wrong (the failure counts "
+		      "toward the lockout)") && strstr(e.hint, "--auth "));
+	CHECK(tpm12_nv_refused(&e, EX_AUTH, TPM12_NV_OP_DEFINE,
+			       TPM12_NV_BY_OWNER, 0, 0x11101) == EX_AUTH);
+	CHECK(strstr(e.msg, "the owner value is wrong: the well-known secret "
+		     "was tried") && strstr(e.hint, "--owner-auth "));
+	/* TPM_NO_NV_PERMISSION is exit 4 too, and no wrong value */
+	strcpy(e.msg, "kept");
+	e.rc = 0x38;
+	CHECK(tpm12_nv_refused(&e, EX_AUTH, TPM12_NV_OP_WRITE,
+			       TPM12_NV_BY_OWNER, 1, 0x11101) == EX_AUTH &&
+	      !strcmp(e.msg, "kept"));
+	/* physical presence: on a read or a write only */
+	e.rc = 0x2d;
+	CHECK(tpm12_nv_refused(&e, EX_FAIL, TPM12_NV_OP_WRITE,
+			       TPM12_NV_BY_NONE, 0, 0x11009) == EX_FAIL &&
+	      e.code == EX_AUTH && !strcmp(e.msg, "NV index 0x00011009 has "
+	      "PPWRITE: writing it needs physical presence, which is not "
+	      "asserted"));
+	strcpy(e.msg, "kept");
+	CHECK(tpm12_nv_refused(&e, EX_FAIL, TPM12_NV_OP_DEFINE,
+			       TPM12_NV_BY_OWNER, 0, 0x11009) == EX_FAIL &&
+	      !strcmp(e.msg, "kept"));
+	CHECK(tpm12_nv_refused(&e, 0, TPM12_NV_OP_READ, TPM12_NV_BY_NONE, 0,
+			       0x11009) == 0 && !strcmp(e.msg, "kept"));
+}
+
 int main(void)
 {
 	marshal();
 	words();
+	auth_words();
 	return unit_done("nv12");
 }
