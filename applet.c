@@ -229,3 +229,22 @@ int ctx_out_new(struct ctx *c, int flags, const char *out)
 {
 	return ctx_outs_new(c, flags, &out, 1);
 }
+
+int ctx_getopt(struct ctx *c, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, const struct ctx_opt *opts)
+{
+	const struct ctx_opt *x;
+	int o;
+
+	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		for (x = opts; x->id && x->id != o; x++)
+			;
+		if (!x->id)
+			return ctx_usage(c, "unknown option");
+		if (x->str)
+			*x->str = optarg;
+		else
+			*x->flags |= x->bits;
+	}
+	return ctx_no_operands(c, argc, argv);
+}

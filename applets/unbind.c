@@ -40,24 +40,19 @@ static int run(struct ctx *c, int argc, char **argv)
 	struct key_loaded *k = key_loaded_new();
 	uint8_t *ct = NULL, *pt = NULL;
 	size_t cn = 0, pn = 0;
-	int o, flags = 0, rc = 0;
+	int flags = 0, rc = 0;
 	struct tpm *t;
+	const struct ctx_opt opts[] = {
+		{ 'k', &keyf, NULL, 0 }, { 'i', &in, NULL, 0 },
+		{ 'o', &out, NULL, 0 }, { O_AUTH, &auth_s, NULL, 0 },
+		{ 'f', NULL, &flags, OUT_FORCE }, { 0, NULL, NULL, 0 }
+	};
 
 	if (!k) {
 		rc = ctx_usage(c, "out of memory");
 		goto done;
 	}
-	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (o) {
-		case 'k': keyf = optarg; break;
-		case 'i': in = optarg; break;
-		case 'o': out = optarg; break;
-		case O_AUTH: auth_s = optarg; break;
-		case 'f': flags |= OUT_FORCE; break;
-		default: rc = ctx_usage(c, "unknown option"); goto done;
-		}
-	}
-	if ((rc = ctx_no_operands(c, argc, argv)))
+	if ((rc = ctx_getopt(c, argc, argv, shortopts, longopts, opts)))
 		goto done;
 	if (!keyf) {
 		rc = ctx_usage(c, "-k KEY.pem is required");

@@ -87,6 +87,20 @@ int ctx_json_only(struct ctx *c, int argc, char **argv,
 int ctx_outs_new(struct ctx *c, int flags, const char *const *outs, int n);
 /* The same for one path. */
 int ctx_out_new(struct ctx *c, int flags, const char *out);
+/* An applet whose options only keep a value or set a flag says so in a
+ * table (the toybox way, without the generated structs): one entry per
+ * getopt value, ended by id 0. */
+struct ctx_opt {
+	int id;			/* getopt_long's value */
+	const char **str;	/* the option's argument goes here, or */
+	int *flags;		/* bits are or'ed in here */
+	int bits;
+};
+/* The applet's getopt_long loop from the table: an option it does not
+ * name is "unknown option", an operand left "unexpected argument" (exit
+ * 2, reported); 0 otherwise. */
+int ctx_getopt(struct ctx *c, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, const struct ctx_opt *opts);
 /* Print the applet's help text to stdout; returns 0. */
 int ctx_help(struct ctx *c, const struct applet *a);
 /* Print s as a JSON string (quoted, escaped) to stdout. */
