@@ -219,6 +219,7 @@ int ctx_outs_new(struct ctx *c, int flags, const char *const *outs, int n)
 
 	for (i = 0; i < n && !(flags & OUT_FORCE); i++)
 		if (outs[i] && strcmp(outs[i], "-") &&
+		    !file_out_in_place(outs[i]) &&
 		    access(outs[i], F_OK) == 0)
 			return ctx_usage(c, "%s exists (use -f to replace it)",
 					 outs[i]);

@@ -82,7 +82,8 @@ int ctx_json_only(struct ctx *c, int argc, char **argv,
 		  const struct option *longopts, int *json);
 /* Before the TPM does any work: a usage error (exit 2) naming the first
  * of the n output paths that exists, unless flags has OUT_FORCE (-f);
- * NULL and "-" (stdout) are skipped.  0 when every one is free.  The
+ * NULL, "-" (stdout) and what the write goes into as it is (/dev/stdout,
+ * a FIFO, a device: base/file.h's file_out_in_place) are skipped.  0 when every one is free.  The
  * atomic write checks again (base/file.h): this only refuses early. */
 int ctx_outs_new(struct ctx *c, int flags, const char *const *outs, int n);
 /* The same for one path. */

@@ -198,3 +198,19 @@ teardown() { t2_flush; }
 	assert_failure 2
 	assert_output --partial "not an RSA decryption key"
 }
+
+@test "bind -o /dev/stdout or a FIFO of your own is written as it is (an output that exists is refused only when it is a file)" {
+	head -c 32 /dev/urandom > "$BATS_TEST_TMPDIR/d"
+	tb bind --pub "$D/k.pub" -i "$BATS_TEST_TMPDIR/d" -o /dev/stdout > "$BATS_TEST_TMPDIR/b1"
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/b1")" = 256 ]
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	cat "$BATS_TEST_TMPDIR/fifo" > "$BATS_TEST_TMPDIR/b2" &
+	tb bind --pub "$D/k.pub" -i "$BATS_TEST_TMPDIR/d" -o "$BATS_TEST_TMPDIR/fifo"
+	wait
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/b2")" = 256 ]
+	tb unbind -k "$D/k.key" -i "$BATS_TEST_TMPDIR/b2" | cmp - "$BATS_TEST_TMPDIR/d"
+	# a file that exists: refused before anything is done, as always
+	run tb bind --pub "$D/k.pub" -i "$BATS_TEST_TMPDIR/d" -o "$BATS_TEST_TMPDIR/b2"
+	assert_failure 2
+	assert_output --partial "exists (use -f to replace it)"
+}

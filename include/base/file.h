@@ -22,6 +22,10 @@ enum {
  * /proc/self/fd/N are the caller's own descriptors and are written. */
 int file_write_atomic(const char *path, const void *data, size_t n,
 		      int flags, struct tberr *e);
+/* Whether file_write_atomic writes into path as it is (the caller's own
+ * descriptor, or an existing FIFO, device or socket: its owner is checked
+ * then) rather than creating or replacing a file. */
+int file_out_in_place(const char *path);
 /* file_write_atomic of n bytes, raw or (hex) as lowercase hex and a
  * newline, the hex text wiped after; data stays the caller's to wipe.
  * Out of memory is exit 2. */

@@ -87,6 +87,16 @@ static int write_in_place(const char *path, const struct stat *was,
 	return 0;
 }
 
+int file_out_in_place(const char *path)
+{
+	struct stat st;
+
+	if (own_fd_path(path))
+		return 1;
+	return lstat(path, &st) == 0 && !S_ISLNK(st.st_mode) &&
+	       !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 int file_write_atomic(const char *path, const void *data, size_t n,
 		      int flags, struct tberr *e)
 {
