@@ -203,10 +203,13 @@ teardown() { t2_flush; }
 	head -c 32 /dev/urandom > "$BATS_TEST_TMPDIR/d"
 	tb bind --pub "$D/k.pub" -i "$BATS_TEST_TMPDIR/d" -o /dev/stdout > "$BATS_TEST_TMPDIR/b1"
 	[ "$(stat -c %s "$BATS_TEST_TMPDIR/b1")" = 256 ]
+	# the FIFO held open for reading first (read-write: no wait), so the
+	# write finds its reader; 256 bytes fit in the pipe
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
-	cat "$BATS_TEST_TMPDIR/fifo" > "$BATS_TEST_TMPDIR/b2" &
+	exec 4<>"$BATS_TEST_TMPDIR/fifo"
 	tb bind --pub "$D/k.pub" -i "$BATS_TEST_TMPDIR/d" -o "$BATS_TEST_TMPDIR/fifo"
-	wait
+	head -c 256 <&4 > "$BATS_TEST_TMPDIR/b2"
+	exec 4<&-
 	[ "$(stat -c %s "$BATS_TEST_TMPDIR/b2")" = 256 ]
 	tb unbind -k "$D/k.key" -i "$BATS_TEST_TMPDIR/b2" | cmp - "$BATS_TEST_TMPDIR/d"
 	# a file that exists: refused before anything is done, as always
