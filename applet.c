@@ -30,6 +30,15 @@ static void trace_hex(char dir, uint32_t cc, const uint8_t *p, size_t n)
 	}
 }
 
+const char *ctx_srk_file(struct tpm *t)
+{
+	const char *f = getenv("TPMBOX_SRK_FILE");
+
+	if (f && *f)
+		return f;
+	return tpm_is_device(t) ? SRK_REMEMBERED_PATH : NULL;
+}
+
 struct tpm *ctx_tpm(struct ctx *c)
 {
 	struct srk_pin pin;
@@ -47,7 +56,7 @@ struct tpm *ctx_tpm(struct ctx *c)
 		rc = srk_pin_name(&pin, c->g->srk_name, "--srk-name", &c->e);
 	else if (c->pin && c->g->srk_pub)
 		rc = srk_pin_pub(&pin, c->g->srk_pub, "--srk-pub", &c->e);
-	else if (c->pin && env && *env)
+	else if (c->pin && env && *env && strcmp(env, "none"))
 		rc = srk_pin_env(&pin, env, &c->e);
 	if (rc)
 		return NULL;
@@ -55,6 +64,22 @@ struct tpm *ctx_tpm(struct ctx *c)
 		return NULL;
 	if (c->g->trace)
 		c->tpm->trace = trace_hex;
+	/* No pin given: the remembered one (takeown's file), read before
+	 * anything is sent; TPMBOX_SRK=none runs unpinned on purpose. */
+	if (c->pin && !pin.set && !c->no_remembered) {
+		const char *path = ctx_srk_file(c->tpm);
+
+		if (env && strcmp(env, "none") == 0) {
+			if (c->g->trace)
+				fprintf(stderr, "tpmbox %s: TPMBOX_SRK=none: "
+					"the SRK is not pinned (trust on first "
+					"use)\n", c->name);
+		} else if (path && srk_pin_remembered(&pin, path, &c->e)) {
+			tpm_close(c->tpm);
+			c->tpm = NULL;
+			return NULL;
+		}
+	}
 	if (c->pin && tpm_trust_set(c->tpm, &pin, c->g->allow_unsalted)) {
 		tpm_close(c->tpm);
 		c->tpm = NULL;

@@ -151,9 +151,9 @@ static int run(struct ctx *c, int argc, char **argv)
 {
 	struct owner_clear *l = NULL;
 	size_t i;
-	const char *lockspec = NULL, *ownerspec = NULL;
+	const char *lockspec = NULL, *ownerspec = NULL, *path;
 	int platform = 0, yes = 0, dry = 0, ppi = 0, pp = 0, reenable = 0;
-	int o, rc;
+	int o, rc, removed = 0;
 	struct authval av;
 	struct tpm *t;
 
@@ -243,10 +243,19 @@ static int run(struct ctx *c, int argc, char **argv)
 	if ((rc = consent(c, yes)))
 		goto out;
 
-	/* Step 3: TPM2_Clear (job/owner.h). */
+	/* Step 3: TPM2_Clear (job/owner.h), and the remembered SRK it made
+	 * stale removed (takeown remembers the new one). */
 	if (owner_clear2(t, &av, platform))
 		goto fail;
 	printf("cleared\n");
+	fflush(stdout);
+	if ((path = ctx_srk_file(t)) &&
+	    owner_srk_forget(path, &removed, &c->e))
+		goto fail;
+	if (removed)
+		fprintf(stderr, "clearall: removed the remembered SRK %s (the "
+			"cleared TPM makes a new one; takeown remembers it)\n",
+			path);
 	goto out;
 fail:
 	rc = ctx_fail(c);

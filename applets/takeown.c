@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "applet.h"
 #include "base/auth.h"
@@ -18,8 +19,9 @@ static const char usage[] =
 	"               [--lockout-auth AUTH] [--old-owner-auth AUTH]\n"
 	"               [--old-endorsement-auth AUTH] [--old-lockout-auth "
 	"AUTH]\n"
-	"               [--srk-pub FILE] [--rsa] [--force] [--max-tries N]\n"
-	"               [--recovery-time S] [--lockout-recovery S]\n"
+	"               [--srk-pub FILE] [--no-remember] [--rsa] [--force]\n"
+	"               [--max-tries N] [--recovery-time S] "
+	"[--lockout-recovery S]\n"
 	"               [--banks LIST [--platform-auth AUTH]] "
 	"[--ek[=rsa|ecc]]\n"
 	"               [--ek-ca FILE|DIR] [--dry-run] [--json] [-v]\n"
@@ -34,6 +36,9 @@ static const char usage[] =
 	"  --old-endorsement-auth AUTH  current endorsement auth\n"
 	"  --old-lockout-auth AUTH  current lockout auth\n"
 	"  --srk-pub FILE           write the SRK public key as PEM\n"
+	"  --no-remember            do not write it to /etc/tpmbox/srk.pem\n"
+	"                           (TPMBOX_SRK_FILE), which every later\n"
+	"                           process pins to\n"
 	"  --rsa                    RSA-2048 SRK (default: ECC NIST P-256)\n"
 	"  --force                  replace a different object at 0x81000001\n"
 	"                           or the EK handle, a different --srk-pub\n"
@@ -74,7 +79,7 @@ struct opts {
 	const char *srkpub;
 	const char *ekca;	/* --ek-ca */
 	struct ekcert_trusted ek;	/* what --ek-ca found */
-	int verbose, json;
+	int verbose, json, no_remember;
 };
 
 static const char shortopts[] = "v";
@@ -98,6 +103,7 @@ static const struct option longopts[] = {
 	{"json", no_argument, NULL, 'j'},
 	{"srk-auth", required_argument, NULL, 'S'},
 	{"ek-ca", required_argument, NULL, 'C'},
+	{"no-remember", no_argument, NULL, 'M'},
 	{NULL, 0, NULL, 0}
 };
 
@@ -120,6 +126,7 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 		case 'S': o->j.srkspec = optarg; break;
 		case 'p': o->srkpub = optarg; break;
 		case 'C': o->ekca = optarg; break;
+		case 'M': o->no_remember = 1; break;
 		case 'r': own->rsa = 1; break;
 		case 'f': own->force = 1; break;
 		case 'v': o->verbose = 1; break;
@@ -142,7 +149,7 @@ static int parse_opts(struct ctx *c, int argc, char **argv, struct opts *o)
 		default:
 			return ctx_usage(c, "unknown option");
 		}
-		if (strchr("elOELrPbkmtRC", ch))
+		if (strchr("elOELrPbkmtRCM", ch))
 			o->j.only20 = 1;
 	}
 	if (ctx_no_operands(c, argc, argv))
@@ -195,6 +202,29 @@ static void report(const struct opts *o)
 	}
 }
 
+/* Remember the SRK where every later process looks (applet.c's
+ * ctx_srk_file): /etc/tpmbox/srk.pem only as root. */
+static int remember(const struct opts *o, struct tpm *t, struct tberr *e)
+{
+	const char *path = ctx_srk_file(t);
+	int rc;
+
+	if (!path || o->j.fam12 || o->j.own.dry)
+		return 0;
+	if (!getenv("TPMBOX_SRK_FILE") && geteuid() != 0) {
+		if (o->verbose)
+			fprintf(stderr, "takeown: the SRK is not remembered "
+				"in %s: not root\n", path);
+		return 0;
+	}
+	if ((rc = owner_srk_remember(&o->j, path, e)))
+		return rc;
+	if (o->verbose)
+		fprintf(stderr, "takeown: the SRK is remembered in %s: every "
+			"later process pins to it\n", path);
+	return 0;
+}
+
 static int run(struct ctx *c, int argc, char **argv)
 {
 	struct opts *o = calloc(1, sizeof(*o));
@@ -207,6 +237,9 @@ static int run(struct ctx *c, int argc, char **argv)
 		goto out;
 	if (o->verbose)
 		o->j.said = said;
+	/* --force re-pins: a TPM cleared or replaced does not match the
+	 * SRK remembered before (an explicit pin still applies). */
+	c->no_remembered = o->j.own.force;
 	/* The TPM; with --ek-ca the session salted to the certified EK
 	 * before anything else is sent. */
 	if (!(t = ctx_tpm(c)) ||
@@ -227,9 +260,13 @@ static int run(struct ctx *c, int argc, char **argv)
 	    (fam == TPM_FAMILY_12 ? owner_take12(t, &o->j) :
 	     owner_take2(t, &o->j)))
 		goto fail;
-	/* The SRK's public key, the report. */
+	/* The SRK's public key, remembered for every later process (TPM
+	 * 2.0: the machine's device as root, or TPMBOX_SRK_FILE), the
+	 * report. */
 	if (o->srkpub && !o->j.own.dry &&
 	    owner_srk_pub(&o->j, o->srkpub, &c->e))
+		goto fail;
+	if (!o->no_remember && (rc = remember(o, t, &c->e)))
 		goto fail;
 	report(o);
 	rc = 0;

@@ -28,6 +28,8 @@ struct ctx {
 	struct tpm *tpm;	/* opened by ctx_tpm() on first use */
 	struct tberr e;
 	int pin;		/* the applet's APPLET_PIN* flags */
+	int no_remembered;	/* set before ctx_tpm: no pin from the
+				 * remembered file (takeown --force) */
 };
 
 struct option;
@@ -64,8 +66,14 @@ struct applet {
 #define APPLET_PIN_NAME	2
 
 /* Open the TPM chosen by -T / TPMBOX_TCTI / TPM2TOOLS_TCTI / default device.
- * NULL on failure (c->e set). */
+ * NULL on failure (c->e set).  For an applet with APPLET_PIN the pin is
+ * --srk-name, --srk-pub or TPMBOX_SRK, else the remembered file
+ * (ctx_srk_file) when it exists; TPMBOX_SRK=none: no pin. */
 struct tpm *ctx_tpm(struct ctx *c);
+/* The remembered SRK's file for this TPM: TPMBOX_SRK_FILE when set, else
+ * /etc/tpmbox/srk.pem for a device (the machine's own TPM), else NULL (a
+ * swtpm socket: never /etc). */
+const char *ctx_srk_file(struct tpm *t);
 /* Print "tpmbox APPLET: msg" (+ hint) from c->e and return its code; a
  * usage error (exit 2) without a hint of its own points to --help. */
 int ctx_fail(struct ctx *c);

@@ -10,6 +10,8 @@
 enum {
 	OUT_FORCE = 1,		/* replace an existing file */
 	OUT_SECRET = 2,		/* mode 0600 (else 0644 less umask) */
+	OUT_PUBLIC = 4,		/* mode 0644 whatever the umask: a file every
+				 * user must read (the remembered SRK) */
 };
 
 /* Write data atomically to path: a temp file in the same directory,

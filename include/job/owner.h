@@ -84,6 +84,15 @@ int owner_take2(struct tpm *t, struct owner_job *j);
  * the owner value is not tried (a wrong one counts toward lockout on a
  * 1.2).  Errors in t->e. */
 int owner_take12(struct tpm *t, struct owner_job *j);
+/* Remember the SRK (TPM 2.0, not a dry run): its public key as PEM at
+ * path, mode 0644 whatever the umask, written only when it differs
+ * (/etc/tpmbox made for the default path).  Every later process pins to
+ * it (applet.c's ctx_tpm). */
+int owner_srk_remember(const struct owner_job *j, const char *path,
+		       struct tberr *e);
+/* After a TPM2_Clear: remove the remembered SRK at path, which names a
+ * key the clear destroyed (*removed 0 when there was none). */
+int owner_srk_forget(const char *path, int *removed, struct tberr *e);
 /* The SRK's public key as PEM in path: left alone when the file holds it
  * already, another file replaced only with own.force. */
 int owner_srk_pub(const struct owner_job *j, const char *path,

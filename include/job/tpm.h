@@ -37,6 +37,9 @@ int tpm_family_known(struct tpm *t);
  * command went to a TPM 1.2, which refused it having done nothing.  The
  * error is cleared then, for the job's lib/tpm12/ run. */
 int tpm_answered_12(struct tpm *t, int rc, int before);
+/* Whether the TPM is a device (/dev/tpmrm0, /dev/tpm0): the machine's own,
+ * not a socket. */
+int tpm_is_device(const struct tpm *t);
 /* Name of a command code of either family (for traces). */
 const char *tpm_cc_name(uint32_t cc);
 

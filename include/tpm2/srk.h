@@ -40,6 +40,7 @@ struct tpm2_session;
 
 struct srk_pin {
 	int set;
+	int remembered;		/* from the remembered file (takeown's) */
 	char from[96];		/* for messages: "--srk-name" ... */
 	uint16_t type;		/* TPM2_ALG_ECC or _RSA, 0: unknown */
 	uint8_t name[TPM2_NAME_MAX];
@@ -63,6 +64,16 @@ int srk_pub_read(const char *path, struct tpm2_public *k, int ek,
 		 const char *from, struct tberr *e);
 int srk_pin_pub(struct srk_pin *p, const char *path, const char *from,
 		struct tberr *e);
+/* Where takeown remembers the SRK's public key and every later process
+ * pins to it: the machine's own TPM (a device) only; TPMBOX_SRK_FILE names
+ * another file, for any TPM (tests, images, a throwaway swtpm). */
+#define SRK_REMEMBERED_PATH	"/etc/tpmbox/srk.pem"
+/* A pin from the remembered file at path: none (p->set 0, 0 returned)
+ * when there is no such file; else as srk_pin_pub, its messages naming
+ * "the remembered SRK", and a mismatch's hint saying what to do when the
+ * TPM really was cleared or replaced. */
+int srk_pin_remembered(struct srk_pin *p, const char *path,
+		       struct tberr *e);
 /* TPMBOX_SRK's value: a name in hex, else a path to the PEM. */
 int srk_pin_env(struct srk_pin *p, const char *val, struct tberr *e);
 /* The name in hex (at most 2 * TPM2_NAME_MAX + 1 bytes in out). */

@@ -150,7 +150,7 @@ int file_write_atomic(const char *path, const void *data, size_t n,
 	if (fd < 0)
 		return err_set(e, EX_IO, "cannot create a file in %s: %s",
 			       dir, strerror(errno));
-	if (!(flags & OUT_SECRET)) {
+	if (!(flags & (OUT_SECRET | OUT_PUBLIC))) {
 		mode_t um = umask(0);
 
 		umask(um);

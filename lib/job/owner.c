@@ -1,8 +1,11 @@
 /* Taking ownership on either family, as takeown does it
  * (include/job/owner.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/file.h"
 #include "base/hex.h"
@@ -250,6 +253,45 @@ int owner_srk_pub(const struct owner_job *j, const char *path,
 	if (rc && !j->own.force)
 		err_hint(e, "--force replaces it");
 	return rc;
+}
+
+int owner_srk_remember(const struct owner_job *j, const char *path,
+		       struct tberr *e)
+{
+	size_t len;
+	char *pem;
+	int rc;
+
+	if (j->fam12 || j->own.dry)
+		return 0;
+	/* /etc/tpmbox made on first use; another path's folder is the
+	 * caller's to have. */
+	if (strcmp(path, SRK_REMEMBERED_PATH) == 0 &&
+	    mkdir("/etc/tpmbox", 0755) != 0 && errno != EEXIST)
+		return err_set(e, EX_IO, "remembering the SRK: cannot make "
+			       "/etc/tpmbox: %s", strerror(errno));
+	if ((rc = tpm2_srk_pem(&j->own.srk, &pem, &len, e)))
+		return rc;
+	rc = file_write_same(path, pem, len, OUT_FORCE | OUT_PUBLIC, e);
+	free(pem);
+	if (rc)
+		err_prefix(e, "the SRK is persisted, but remembering it");
+	return rc;
+}
+
+int owner_srk_forget(const char *path, int *removed, struct tberr *e)
+{
+	struct stat st;
+
+	*removed = 0;
+	if (lstat(path, &st) != 0 && errno == ENOENT)
+		return 0;
+	if (unlink(path) != 0)
+		return err_set(e, EX_IO, "the TPM is cleared, but the "
+			       "remembered SRK %s it made stale stays: %s",
+			       path, strerror(errno));
+	*removed = 1;
+	return 0;
 }
 
 void owner_wipe(struct owner_job *j)

@@ -73,6 +73,11 @@ static int family_known(struct tpm *t)
 	return t->family;
 }
 
+int tpm_is_device(const struct tpm *t)
+{
+	return t->x.kind == XPORT_DEVICE;
+}
+
 int tpm_family_known(struct tpm *t)
 {
 	return family_known(t);

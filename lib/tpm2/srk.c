@@ -1,8 +1,10 @@
 /* The trust anchor: the SRK pin, finding and checking the SRK, and the
  * process's salted session (include/tpm2/srk.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/file.h"
 #include "base/hex.h"
@@ -142,6 +144,21 @@ int srk_pin_pub(struct srk_pin *p, const char *path, const char *from,
 	}
 	free(k);
 	return rc;
+}
+
+int srk_pin_remembered(struct srk_pin *p, const char *path,
+		       struct tberr *e)
+{
+	struct stat st;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (lstat(path, &st) != 0 && errno == ENOENT)
+		return 0;
+	if ((rc = srk_pin_pub(p, path, "the remembered SRK", e)))
+		return rc;
+	p->remembered = 1;
+	return 0;
 }
 
 int srk_pin_env(struct srk_pin *p, const char *val, struct tberr *e)
@@ -285,7 +302,8 @@ static int name_eq(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 }
 
 static int mismatch(struct tpm *t, const char *where, const uint8_t *want,
-		    size_t wn, const char *from, const struct tpm2_public *got)
+		    size_t wn, const char *from, const struct tpm2_public *got,
+		    int remembered)
 {
 	char w[2 * TPM2_NAME_MAX + 1], g[2 * TPM2_NAME_MAX + 1];
 
@@ -294,8 +312,16 @@ static int mismatch(struct tpm *t, const char *where, const uint8_t *want,
 	err_set(t->e, EX_FAIL, "%s is not the pinned SRK: pinned %s (%s), "
 		"the TPM answered %s; nothing was sent to it", where, w, from,
 		g);
-	err_hint(t->e, "a key substituted on the bus, another TPM, or a "
-		 "cleared TPM (then run takeown again and pin the new name)");
+	if (remembered)
+		err_hint(t->e, "a key substituted on the bus, or this TPM was "
+			 "cleared or replaced: then 'tpmbox takeown --force' "
+			 "persists and remembers its SRK ('tpmbox clearall' "
+			 "removes the file it makes stale; TPMBOX_SRK=none "
+			 "runs unpinned)");
+	else
+		err_hint(t->e, "a key substituted on the bus, another TPM, or "
+			 "a cleared TPM (then run takeown again and pin the "
+			 "new name)");
 	return EX_FAIL;
 }
 
@@ -307,12 +333,13 @@ static int check_pins(struct tpm *t, const struct srk_want *w,
 
 	if (p && p->set && !name_eq(p->name, p->namelen, pub->name,
 				    pub->namelen))
-		return mismatch(t, where, p->name, p->namelen, p->from, pub);
+		return mismatch(t, where, p->name, p->namelen, p->from, pub,
+				p->remembered);
 	if (w && w->name && !name_eq(w->name, w->namelen, pub->name,
 				     pub->namelen))
 		return mismatch(t, where, w->name, w->namelen,
 				w->name_from ? w->name_from : "recorded",
-				pub);
+				pub, 0);
 	return 0;
 }
 

@@ -71,6 +71,12 @@ for d in /dev/tpmrm0 /dev/tpm0; do
 	ck "$s: extend printed what pcrread reads" has "^$after\$"
 	ck "$s: PCR 16 moved" test "$before" != "$after"
 	ck "$s: takeown" tb takeown --srk-pub $T/srk-$s.pem
+	# as root on the machine's own TPM, takeown remembers the SRK and
+	# every later process pins to it: a salted session even for getrandom
+	ck "$s: takeown remembered the SRK in /etc/tpmbox/srk.pem (0644), the key --srk-pub wrote" \
+		sh -c "cmp /etc/tpmbox/srk.pem $T/srk-$s.pem && test \"\$(stat -c %a /etc/tpmbox/srk.pem)\" = 644"
+	ck "$s: getrandom pins to it (a salted session)" \
+		sh -c "tpmbox -T device:$d --trace getrandom 4 2>&1 | grep -q 'TPM2_StartAuthSession'"
 	echo "sealed on $s" > $T/secret
 	ck "$s: seal to sha256:16" tb seal -p sha256:16 -o $T/blob-$s $T/secret
 	ck "$s: unseal" tb unseal -o $T/back-$s $T/blob-$s
