@@ -161,7 +161,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	 * --srk-auth; else the 2.0 job's first command tells it: a 1.2
 	 * refuses it having done nothing. */
 	if (!(t = ctx_tpm(c)) || tpm_trust_begin(t) ||
-	    (!(fam = tpm_family_known(t)) && srk_s && !(fam = tpm_family(t)))) {
+	    (srk_s ? !(fam = tpm_family_confirm(t, TPM_FAMILY_12)) :
+	     ((fam = tpm_family_known(t)), 0))) {
 		rc = ctx_fail(c);
 		goto done;
 	}

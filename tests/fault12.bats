@@ -264,7 +264,8 @@ one() {
 	seed=1 n=0
 	P="swtpm:path=$F/p.sock"
 	# answer 0 (the family probe) gets a TPM 2.0's tag
-	for args in "seal -p 0 -o $W/fam $W/in" "pcrread 0" "quote -k $W/aik -p 0,7 -n 00 -o $W/famq"; do
+	for args in "seal -p 0 -o $W/fam $W/in" "pcrread 0" "quote -k $W/aik -p 0,7 -n 00 -o $W/famq" \
+		"nvread 0x00011101" "akcreate --srk-auth str:x -o $W/fama"; do
 		proxy set 1 "$W/st" -e 0:0:0x80:0x01
 		rc=0; "$TPMBOX" -T "$P" $args >/dev/null 2>"$W/e" || rc=$?
 		proxy_stop
@@ -274,6 +275,7 @@ one() {
 		[ "$status" = 1 ]
 		[ ! -e "$W/fam" ]
 		[ ! -e "$W/famq" ]
+		[ ! -e "$W/fama" ]
 	done
 	# undamaged, the same bare list seals on the 1.2
 	proxy pass 1 "$W/st"

@@ -55,11 +55,13 @@ int nv_args_auth(struct nv_opts *n, int argc, char **argv, const char *more,
 	return nv_index_parse(n->index_s, &n->index, e);
 }
 
-int nv_family(struct tpm *t)
+/* The family; one that the arguments contradict (want) is asked again
+ * (tpm_family_confirm). */
+static int family_for(struct tpm *t, int want)
 {
 	int f;
 
-	if (tpm_trust_begin(t) || !(f = tpm_family(t))) {
+	if (tpm_trust_begin(t) || !(f = tpm_family_confirm(t, want))) {
 		if (!t->e->code)
 			err_set(t->e, EX_IO, "the TPM's family is not known");
 		return 0;
@@ -67,9 +69,24 @@ int nv_family(struct tpm *t)
 	return f;
 }
 
+int nv_family(struct tpm *t)
+{
+	return family_for(t, 0);
+}
+
 int nv_open(struct nv_opts *n, struct tpm *t)
 {
-	if (!(n->family = nv_family(t)))
+	struct tberr scratch;
+	uint32_t ix;
+	int want = n->plat_s ? TPM_FAMILY_20 : 0;
+
+	/* an index only a 1.2 has (outside 0x01000000-0x01ffffff) */
+	memset(&scratch, 0, sizeof(scratch));
+	if (!want && n->index_s &&
+	    nv_index_parse(n->index_s, &ix, &scratch) &&
+	    !tpm12_nv_index_parse(n->index_s, &ix, &scratch))
+		want = TPM_FAMILY_12;
+	if (!(n->family = family_for(t, want)))
 		return t->e->code;
 	if (n->family == TPM_FAMILY_20)
 		return nv_index_parse(n->index_s, &n->index, t->e);
