@@ -9,6 +9,7 @@
 # writes /etc (checked with strace).
 
 load helpers/common
+load helpers/interposer
 
 setup_file() {
 	swtpm_start
@@ -27,34 +28,6 @@ setup_file() {
 
 teardown_file() { swtpm_stop; }
 
-ip() {
-	ip_stop
-	D=$BATS_TEST_TMPDIR
-	: > "$D/ilog"
-	"$IP" -l "$D/isock" -t "$SWTPM_DIR/sock" -m "$1" -o "$D/ilog" \
-		-w "$BATS_FILE_TMPDIR/words" -A "$D/evilak.pem" -d "$D" -F &
-	echo $! > "$D/ipid"
-	for _ in $(seq 1 100); do
-		[ -S "$D/isock" ] && break
-		sleep 0.02
-	done
-	export TPMBOX_TCTI="swtpm:path=$D/isock"
-}
-
-ip_stop() {
-	[ -f "$BATS_TEST_TMPDIR/ipid" ] || return 0
-	kill "$(cat "$BATS_TEST_TMPDIR/ipid")" 2>/dev/null
-	rm -f "$BATS_TEST_TMPDIR/ipid" "$BATS_TEST_TMPDIR/isock"
-}
-
-teardown() {
-	ip_stop
-	export TPMBOX_TCTI=$REAL
-}
-
-real() { TPMBOX_TCTI=$REAL "$TPMBOX" "$@"; }
-ilog() { cat "$BATS_TEST_TMPDIR/ilog"; }
-hexof() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 # nofile CMD...: the same run with no remembered file (today's behaviour;
 # a new path each time: a takeown there remembers what it saw)
 nofile() { TPMBOX_SRK_FILE="$BATS_TEST_TMPDIR/none-$RANDOM$RANDOM.pem" "$@"; }
