@@ -13,23 +13,15 @@ load helpers/common
 load helpers/interposer
 
 setup_file() {
-	swtpm_start
-	export IP="$BATS_FILE_TMPDIR/interposer"
-	interposer_build "$IP"
-	export REAL=$TPMBOX_TCTI
+	interposer_start
 	export SRKPUB="$BATS_FILE_TMPDIR/srk.pem"
 	SRKNAME=$("$TPMBOX" takeown --srk-pub "$SRKPUB")
 	export SRKNAME
-	printf 'ownerpw\nhunter2\n' > "$BATS_FILE_TMPDIR/words"
-	head -c 48 /dev/urandom > "$BATS_FILE_TMPDIR/secret"
-	SECRET_HEX=$(od -An -tx1 -v "$BATS_FILE_TMPDIR/secret" | tr -d ' \n')
-	export SECRET_HEX
 }
 
 teardown_file() {
 	swtpm_stop
 }
-
 
 @test "interposer: substituted SRK - seal learns nothing with a pin (exit 1, nothing sent, no blob); without one the secret leaks" {
 	b=$BATS_TEST_TMPDIR/s.blob

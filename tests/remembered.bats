@@ -12,15 +12,8 @@ load helpers/common
 load helpers/interposer
 
 setup_file() {
-	swtpm_start
-	export IP="$BATS_FILE_TMPDIR/interposer"
-	interposer_build "$IP"
-	export REAL=$TPMBOX_TCTI
+	interposer_start
 	export TPMBOX_SRK_FILE="$BATS_FILE_TMPDIR/srk.pem"
-	printf 'ownerpw\nhunter2\n' > "$BATS_FILE_TMPDIR/words"
-	head -c 48 /dev/urandom > "$BATS_FILE_TMPDIR/secret"
-	SECRET_HEX=$(od -An -tx1 -v "$BATS_FILE_TMPDIR/secret" | tr -d ' \n')
-	export SECRET_HEX
 	# takeown remembers the SRK: its file, mode 0644 whatever the umask
 	SRKNAME=$(umask 077 && "$TPMBOX" takeown --srk-pub "$BATS_FILE_TMPDIR/pub.pem")
 	export SRKNAME

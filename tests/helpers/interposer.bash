@@ -2,6 +2,19 @@
 # swtpm, for interposer.bats and remembered.bats: setup_file builds it at
 # $IP and keeps the direct TPM in $REAL.
 
+# interposer_start: the suite's swtpm, the interposer built, the words
+# it guesses from and a 48-byte secret ($SECRET_HEX).
+interposer_start() {
+	swtpm_start
+	export IP="$BATS_FILE_TMPDIR/interposer"
+	interposer_build "$IP"
+	export REAL=$TPMBOX_TCTI
+	printf 'ownerpw\nhunter2\n' > "$BATS_FILE_TMPDIR/words"
+	head -c 48 /dev/urandom > "$BATS_FILE_TMPDIR/secret"
+	SECRET_HEX=$(od -An -tx1 -v "$BATS_FILE_TMPDIR/secret" | tr -d ' \n')
+	export SECRET_HEX
+}
+
 # ip MODES: the interposer in front of swtpm; TPMBOX_TCTI goes through it.
 ip() {
 	ip_stop
