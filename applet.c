@@ -36,7 +36,9 @@ const char *ctx_srk_file(struct tpm *t)
 
 	if (f && *f)
 		return f;
-	return tpm_is_device(t) ? SRK_REMEMBERED_PATH : NULL;
+	/* a device the kernel calls a TPM 1.2 (sysfs) has no such pin */
+	return tpm_is_device(t) && tpm_family_known(t) != TPM_FAMILY_12 ?
+	       SRK_REMEMBERED_PATH : NULL;
 }
 
 struct tpm *ctx_tpm(struct ctx *c)

@@ -71,8 +71,8 @@ struct applet {
  * (ctx_srk_file) when it exists; TPMBOX_SRK=none: no pin. */
 struct tpm *ctx_tpm(struct ctx *c);
 /* The remembered SRK's file for this TPM: TPMBOX_SRK_FILE when set, else
- * /etc/tpmbox/srk.pem for a device (the machine's own TPM), else NULL (a
- * swtpm socket: never /etc). */
+ * /etc/tpmbox/srk.pem for a device (the machine's own TPM) unless the
+ * kernel says it is a TPM 1.2, else NULL (a swtpm socket: never /etc). */
 const char *ctx_srk_file(struct tpm *t);
 /* Print "tpmbox APPLET: msg" (+ hint) from c->e and return its code; a
  * usage error (exit 2) without a hint of its own points to --help. */
