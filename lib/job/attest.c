@@ -273,6 +273,15 @@ static int quote_self_check(struct tpm *t, const struct tpm2_public *pub,
 	return 0;
 }
 
+/* Whether the quote's pcrDigest is that of vals (d: scratch). */
+static int quoted(const struct quote_attest *a, const struct quote_sig *s,
+		  const struct pcr_vals *vals, uint8_t *d)
+{
+	return quote_pcr_digest(s->hash, vals, d) == 0 &&
+	       a->digest_len == hash_size(s->hash) &&
+	       memcmp(d, a->digest, a->digest_len) == 0;
+}
+
 int ak_quote(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	     const uint8_t *nonce, size_t nlen, const struct pcr_sel *sel,
 	     struct quote *q)
@@ -284,12 +293,16 @@ int ak_quote(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 
 	memset(q, 0, sizeof(*q));
 	q->sel = *sel;
-	/* Each try costs two commands, and only while PCRs are being
+	/* Each quote is held against the values read just before it and,
+	 * when a PCR changed in between, those read just after it (which
+	 * the next quote is held against in turn): two chances per quote
+	 * for the same two commands a try.  Only while PCRs are being
 	 * extended (IMA measuring as fast as files appear: make vmtest saw
-	 * five tries in a row lose that race once). */
+	 * sixteen tries in a row lose the one-sided race once, over TIS). */
+	if ((rc = tpm2_pcr_read(t, sel, &q->vals)))
+		return rc;
 	for (tries = 0; tries < 16; tries++) {
-		if ((rc = tpm2_pcr_read(t, sel, &q->vals)) ||
-		    (rc = tpm2_quote(t, key, nonce, nlen, sel, q->attest,
+		if ((rc = tpm2_quote(t, key, nonce, nlen, sel, q->attest,
 				     &q->attest_len, q->sig, &q->sig_len)))
 			return rc;
 		if (quote_attest_parse(q->attest, q->attest_len, &a, t->e) ||
@@ -299,11 +312,14 @@ int ak_quote(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 		    !quote_sel_equal(&a.sel, sel))
 			return err_set(t->e, EX_IO, "TPM2_Quote: the TPM "
 				       "quoted something else than asked");
-		if (quote_pcr_digest(s.hash, &q->vals, d) == 0 &&
-		    a.digest_len == hash_size(s.hash) &&
-		    memcmp(d, a.digest, a.digest_len) == 0)
+		if (quoted(&a, &s, &q->vals, d))
 			return quote_self_check(t, pub, nonce, nlen, sel, q);
-		/* A PCR changed between the read and the quote. */
+		/* A PCR changed between the read and the quote: the values
+		 * now may be the quoted ones. */
+		if ((rc = tpm2_pcr_read(t, sel, &q->vals)))
+			return rc;
+		if (quoted(&a, &s, &q->vals, d))
+			return quote_self_check(t, pub, nonce, nlen, sel, q);
 	}
 	return err_set(t->e, EX_FAIL, "TPM2_Quote: the PCRs kept changing "
 		       "between reading and quoting them");
