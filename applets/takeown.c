@@ -266,7 +266,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (o->srkpub && !o->j.own.dry &&
 	    owner_srk_pub(&o->j, o->srkpub, &c->e))
 		goto fail;
-	if (!o->no_remember && (rc = remember(o, t, &c->e)))
+	if (!o->no_remember && remember(o, t, &c->e))
 		goto fail;
 	report(o);
 	rc = 0;
