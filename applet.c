@@ -229,15 +229,12 @@ int ctx_no_operands(struct ctx *c, int argc, char **argv)
 int ctx_json_only(struct ctx *c, int argc, char **argv,
 		  const struct option *longopts, int *json)
 {
-	int o;
+	const struct ctx_opt opts[] = {
+		{ 'j', NULL, json, 1 }, { 0, NULL, NULL, 0 }
+	};
 
 	*json = 0;
-	while ((o = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (o != 'j')
-			return ctx_usage(c, "unknown option");
-		*json = 1;
-	}
-	return ctx_no_operands(c, argc, argv);
+	return ctx_getopt(c, argc, argv, "", longopts, opts);
 }
 
 int ctx_outs_new(struct ctx *c, int flags, const char *const *outs, int n)
