@@ -229,11 +229,13 @@ int ctx_no_operands(struct ctx *c, int argc, char **argv)
 int ctx_json_only(struct ctx *c, int argc, char **argv,
 		  const struct option *longopts, int *json)
 {
-	const struct ctx_opt opts[] = {
-		{ 'j', NULL, json, 1 }, { 0, NULL, NULL, 0 }
-	};
+	struct ctx_opt opts[2];
 
 	*json = 0;
+	memset(opts, 0, sizeof(opts));
+	opts[0].id = 'j';
+	opts[0].flags = json;
+	opts[0].bits = 1;
 	return ctx_getopt(c, argc, argv, "", longopts, opts);
 }
 
