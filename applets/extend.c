@@ -151,6 +151,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		return ctx_fail(c);
 
 	/* Step 3: extend all banks at once, then show the result. */
+	if (!verbose)
+		tpm_last(t);
 	if (tpm_pcr_extend(t, (unsigned)pcr, n, algs, d))
 		return ctx_fail(c);
 	if (verbose) {
@@ -162,6 +164,7 @@ static int run(struct ctx *c, int argc, char **argv)
 			sel.b[i].mask = 1u << pcr;
 		}
 		sel.n = n;
+		tpm_last(t);
 		if (tpm_pcr_read(t, &sel, &v))
 			return ctx_fail(c);
 		return ctx_print_pcrs(c, &v, 0);

@@ -55,6 +55,7 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!(buf = malloc(n)))
 		return ctx_usage(c, "out of memory for %llu bytes",
 				 (unsigned long long)n);
+	tpm_last(t);
 	if (tpm_getrandom(t, buf, n)) {
 		free(buf);
 		return ctx_fail(c);

@@ -130,14 +130,18 @@ static int run(struct ctx *c, int argc, char **argv)
 	if ((rc = ctx_json_only(c, argc, argv, longopts, &json)))
 		return rc;
 
-	/* A TPM 1.2 has another set of facts. */
-	if (!(t = ctx_tpm(c)) || !(o = tpm_family(t)))
+	/* A TPM 1.2 has another set of facts: known from the device, or
+	 * from its refusal of the first 2.0 question (no probe of its
+	 * own). */
+	if (!(t = ctx_tpm(c)))
 		return ctx_fail(c);
-	if (o == TPM_FAMILY_12)
+	if ((o = tpm_family_known(t)) == TPM_FAMILY_12)
 		return info12(c, t, json);
 	/* Step 1: fixed and variable properties, banks, handle lists. */
-	if (tpm2_getprops(t, TPM2_PT_FIXED, 0x100, fixed, 128, &nf) ||
-	    tpm2_getprops(t, TPM2_PT_VAR, 0x100, var, 64, &nv) ||
+	if ((rc = tpm2_getprops(t, TPM2_PT_FIXED, 0x100, fixed, 128, &nf)) &&
+	    tpm_answered_12(t, rc, o))
+		return info12(c, t, json);
+	if (rc || tpm2_getprops(t, TPM2_PT_VAR, 0x100, var, 64, &nv) ||
 	    tpm2_pcr_banks(t, &alloc, &npcrs) ||
 	    tpm2_gethandles(t, 0x81000000u, pers, MAXH, &npers) ||
 	    tpm2_gethandles(t, 0x01000000u, nvh, MAXH, &nnv))

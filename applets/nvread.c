@@ -143,8 +143,10 @@ static int read20(struct ctx *c, struct tpm *t, const struct req *r)
 		err_hint(&c->e, "write it first (nvwrite, nvincrement, "
 			 "nvextend or nvsetbits by its type)");
 	}
-	if (!rc)
+	if (!rc) {
+		tpm_last(t);
 		rc = tpm2_nv_read(t, &x, data, size, (size_t)r->offset);
+	}
 	rc = nv_auth_end(t, &na, rc);
 
 	/* Step 3: write it out, raw or as hex. */

@@ -163,8 +163,10 @@ static int write20(struct ctx *c, struct tpm *t, const struct req *r)
 
 	/* Step 2: write it in chunks. */
 	rc = nv2_access_begin(t, &r->n, &p, buffer_max, NV_OP_WRITE, &x, &na);
-	if (!rc)
+	if (!rc) {
+		tpm_last(t);
 		rc = tpm2_nv_write(t, &x, data, n, (size_t)r->offset);
+	}
 	if (nv_auth_end(t, &na, rc))
 		rc = ctx_fail(c);
 out:

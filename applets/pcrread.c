@@ -58,13 +58,18 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (!bare && pcr_sel_parse(spec, &sel, &c->e))
 		return ctx_fail(c);
 
-	/* Step 1: which banks does this TPM have, and how many PCRs. */
+	/* Step 1: which banks does this TPM have, and how many PCRs (not
+	 * asked for PCRs named one by one on a TPM 2.0: the read names a
+	 * bank or PCR it lacks). */
 	if (!(t = ctx_tpm(c)) || (bare && tpm_pcr_parse(t, spec, &sel)) ||
-	    tpm_trust_begin(t) || tpm_pcr_banks(t, &alloc, &npcrs) ||
-	    tpm_pcr_resolve(t, &sel, &alloc, npcrs))
+	    tpm_trust_begin(t) ||
+	    ((!pcr_sel_resolved(&sel) || t->family == TPM_FAMILY_12) &&
+	     (tpm_pcr_banks(t, &alloc, &npcrs) ||
+	      tpm_pcr_resolve(t, &sel, &alloc, npcrs))))
 		return ctx_fail(c);
 	/* Step 2: read them. */
 	v = malloc(sizeof(*v));
+	tpm_last(t);
 	if (!v || tpm_pcr_read(t, &sel, v)) {
 		free(v);
 		return ctx_fail(c);

@@ -23,7 +23,7 @@ teardown_file() {
 	swtpm_stop
 }
 
-@test "interposer: substituted SRK - seal learns nothing with a pin (exit 1, nothing sent, no blob); without one the secret leaks" {
+@test "interposer: substituted SRK - seal learns nothing with a pin (by name: exit 1, nothing sent, no blob; by key: salted to it, nothing to substitute); without one the secret leaks" {
 	b=$BATS_TEST_TMPDIR/s.blob
 	# the control: trust on first use hands the secret over
 	ip srk
@@ -32,8 +32,23 @@ teardown_file() {
 	run grep -c "param Create .*$SECRET_HEX" "$BATS_TEST_TMPDIR/ilog"
 	assert_output 1
 	rm -f "$b"
-	# pinned three ways: refused before any session exists
-	for pin in "--srk-pub $SRKPUB" "--srk-name $SRKNAME" env; do
+	# pinned by name: the key is asked for, and the substituted one
+	# refused before any session exists
+	ip srk
+	run tb seal --srk-name "$SRKNAME" -o "$b" "$BATS_FILE_TMPDIR/secret"
+	assert_failure 1
+	assert_output --partial "the key at 0x81000001 is not the pinned SRK: pinned $SRKNAME"
+	assert_output --partial "the TPM answered 000b"
+	[ ! -e "$b" ]
+	run ilog
+	assert_output --partial "srk substituted"
+	refute_output --partial "rx StartAuthSession"
+	refute_output --partial "rx Create"
+	# pinned by its key (the file, as TPMBOX_SRK): the session is salted
+	# to that key without asking for it, so there is no answer to
+	# substitute; the interposer holds no session key, and the secret
+	# goes sealed on the real TPM
+	for pin in "--srk-pub $SRKPUB" env; do
 		ip srk
 		if [ "$pin" = env ]; then
 			run env TPMBOX_SRK="$SRKPUB" "$TPMBOX" seal -o "$b" \
@@ -42,14 +57,17 @@ teardown_file() {
 			# shellcheck disable=SC2086
 			run tb seal $pin -o "$b" "$BATS_FILE_TMPDIR/secret"
 		fi
-		assert_failure 1
-		assert_output --partial "the key at 0x81000001 is not the pinned SRK: pinned $SRKNAME"
-		assert_output --partial "the TPM answered 000b"
-		[ ! -e "$b" ]
+		assert_success
 		run ilog
-		assert_output --partial "srk substituted"
-		refute_output --partial "rx StartAuthSession"
-		refute_output --partial "rx Create"
+		refute_output --partial "srk substituted"
+		refute_output --partial "session key derived"
+		refute_output --partial "rx ReadPublic"
+		assert_output --partial "rx Create"
+		run grep -c "$SECRET_HEX" "$BATS_TEST_TMPDIR/ilog"
+		assert_output 0
+		run real unseal "$b"
+		assert_success
+		rm -f "$b"
 	done
 	# TPMBOX_SRK as a name works too; the option wins over the variable
 	ip srk
@@ -108,9 +126,18 @@ teardown_file() {
 	run ilog
 	assert_output --partial "param NV_Write $(hexof attackerlearnsit)"
 	printf 'realdata12345678' | real nvwrite 0x01500020 -i - --auth str:1234
-	# pinned: refused before NV_Read/NV_Write
+	# pinned by key: salted to the real SRK without asking for it; the
+	# forged data fails its HMAC, and no auth value is learnt
 	ip srk,nvforge
 	run tb nvread --srk-pub "$SRKPUB" 0x01500020 --auth str:1234
+	assert_failure 1
+	assert_output --partial "TPM2_NV_Read: the response HMAC does not verify"
+	run ilog
+	refute_output --partial "srk substituted"
+	refute_output --partial "auth 0x01500020"
+	# pinned by name: refused before NV_Read/NV_Write
+	ip srk,nvforge
+	run tb nvread --srk-name "$SRKNAME" 0x01500020 --auth str:1234
 	assert_failure 1
 	assert_output --partial "is not the pinned SRK"
 	run ilog
@@ -158,7 +185,11 @@ teardown_file() {
 	[ ! -e "$b" ]
 	run ilog
 	refute_output --partial "rx CreatePrimary"
-	refute_output --partial "rx StartAuthSession"
+	refute_output --partial "session key derived"
+	# (one StartAuthSession went out, salted to the pinned key, and the
+	# TPM refused it: there is no key at 0x81000001)
+	run grep -c "rx StartAuthSession" "$BATS_TEST_TMPDIR/ilog"
+	assert_output 1
 	# unseal likewise
 	real seal --allow-unsalted --owner-auth str:ownerpw -o "$b" "$BATS_FILE_TMPDIR/secret"
 	ip srk
@@ -194,8 +225,12 @@ teardown_file() {
 	[ ! -e "$b" ]
 	run grep -cx "rx Create" "$BATS_TEST_TMPDIR/ilog"
 	assert_output 0
+	# the one StartAuthSession, salted to the pinned key, was refused
+	# (nothing at 0x81000001); none salted to the interposer's key
+	run grep -c "rx StartAuthSession" "$BATS_TEST_TMPDIR/ilog"
+	assert_output 1
 	run ilog
-	refute_output --partial "rx StartAuthSession"
+	refute_output --partial "session key derived"
 	# the real TPM makes the pinned key
 	run real seal --srk-pub "$SRKPUB" -o "$b" "$BATS_FILE_TMPDIR/secret"
 	assert_success
@@ -219,7 +254,18 @@ teardown_file() {
 	assert_output --partial "TPM2_Create: the response HMAC does not verify"
 	[ ! -e "$d/ak2.blob" ]
 	[ ! -e "$d/ak2.pem" ]
-	# pinned: the substituted SRK is refused before TPM2_Create
+	# pinned by name: the substituted SRK is refused before TPM2_Create
+	ip srk,akswap
+	run tb akcreate --srk-name "$SRKNAME" -o "$d/ak2.blob" --pub "$d/ak2.pem"
+	assert_failure 1
+	assert_output --partial "is not the pinned SRK"
+	[ ! -e "$d/ak2.blob" ]
+	[ ! -e "$d/ak2.pem" ]
+	run ilog
+	refute_output --partial "rx Create"
+	# pinned by key: salted to the real SRK unasked; the forged
+	# TPM2_Create answer fails its HMAC (then the key at 0x81000001 is
+	# asked for, and the substituted one named)
 	ip srk,akswap
 	run tb akcreate --srk-pub "$SRKPUB" -o "$d/ak2.blob" --pub "$d/ak2.pem"
 	assert_failure 1
@@ -227,7 +273,7 @@ teardown_file() {
 	[ ! -e "$d/ak2.blob" ]
 	[ ! -e "$d/ak2.pem" ]
 	run ilog
-	refute_output --partial "rx Create"
+	refute_output --partial "session key derived"
 }
 
 # imp: the interposer's AK (fresh with each ip) imported under the real

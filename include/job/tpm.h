@@ -43,6 +43,10 @@ int tpm_is_device(const struct tpm *t);
 /* Name of a command code of either family (for traces). */
 const char *tpm_cc_name(uint32_t cc);
 
+/* The job's next command is its last that needs the process session:
+ * it goes with the session ending with it (no FlushContext; TPM 2.0, a
+ * session salted to the persistent SRK: tpm2_trust_last). */
+void tpm_last(struct tpm *t);
 /* The SRK pin's salted session (tpm2_trust_begin) on 2.0; on 1.2 a pin
  * is a usage error: there is no SRK name to pin. */
 int tpm_trust_begin(struct tpm *t);

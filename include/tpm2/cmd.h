@@ -42,6 +42,9 @@ struct tpm {
 	/* Called by tpm_close before the transport closes (flushes the
 	 * session and frees trust). */
 	void (*release)(struct tpm *t);
+	/* Called with every call's result (before an attached session is
+	 * taken off it); returns the result to report. */
+	int (*after)(struct tpm *t, struct tpm2_call *c, int rc);
 	uint8_t cmd[TPM_BUF_SIZE];
 	uint8_t rsp[TPM_BUF_SIZE];
 };
@@ -66,6 +69,10 @@ struct tpm2_auth {
 	 * encrypt its first parameter (tpm2_session_audit). */
 	int audit;
 	int audit_enc;
+	/* The session's last command: continueSession clear, so the TPM
+	 * ends the session with it and no FlushContext is needed
+	 * (tpm2_auth_last). */
+	int last;
 };
 
 struct tpm2_name {

@@ -58,6 +58,10 @@ void pcr_sel_marshal(struct tb *b, const struct pcr_sel *sel);
 int pcr_sel_unmarshal(struct tb *b, struct pcr_sel *sel);
 /* Count of selected PCRs. */
 int pcr_sel_count(const struct pcr_sel *sel);
+/* Whether sel names its PCRs one by one (no "all", no "bank:all"): then
+ * it can be read without asking for the banks first (tpm2_pcr_read says
+ * which bank or PCR this TPM lacks, should it come to that). */
+int pcr_sel_resolved(const struct pcr_sel *sel);
 
 /* Every bank the TPM implements, as TPM_CAP_PCRS lists it (a bank with
  * an empty selection is implemented but not allocated), and the PCR count
@@ -94,10 +98,15 @@ int tpm2_pcr_plan(struct tpm *t, const uint16_t *want, int nwant,
 int tpm2_pcr_allocate_auth(struct tpm *t, struct tpm2_auth *pa,
 			   const struct pcr_sel *next);
 /* Allocated banks (TPM_CAP_PCRS; a bank with an empty selection is not
- * allocated) and the PCR count (TPM_PT_PCR_COUNT). */
+ * allocated) and the PCR count (the highest PCR an allocated bank has;
+ * TPM_PT_PCR_COUNT when none is). */
 int tpm2_pcr_banks(struct tpm *t, struct pcr_sel *alloc, unsigned *npcrs);
 /* Read every selected PCR; values come back in selection order (banks as
- * given, indices ascending). */
+ * given, indices ascending).  At most 8 a command; after
+ * tpm2_trust_last, the last of them ends the process session.  A
+ * resolved selection (pcr_sel_resolved) the TPM does not answer in full
+ * is checked against its banks: a bank it lacks or a PCR beyond its
+ * count is exit 2, as pcr_sel_resolve says it. */
 int tpm2_pcr_read(struct tpm *t, const struct pcr_sel *sel,
 		  struct pcr_vals *out);
 /* Extend one PCR with one digest per bank (TPM2_PCR_Extend). */

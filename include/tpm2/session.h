@@ -116,6 +116,11 @@ size_t tpm2_session_nonce_tpm(const struct tpm2_session *s,
  * and free s (wiping its keys).  s may be NULL.  Returns 0 or an exit
  * code; s is freed either way. */
 int tpm2_session_flush(struct tpm *t, struct tpm2_session *s);
+/* a (from tpm2_session_use or _audit) is its session's last use: the
+ * command goes with continueSession clear, the TPM ends the session with
+ * it, and tpm2_session_handle is 0 once the answer verified (a flush then
+ * sends nothing).  A command that fails leaves the session open. */
+void tpm2_auth_last(struct tpm2_auth *a);
 /* Free without flushing (a session the TPM already closed). */
 void tpm2_session_free(struct tpm2_session *s);
 

@@ -45,6 +45,11 @@ struct srk_pin {
 	uint16_t type;		/* TPM2_ALG_ECC or _RSA, 0: unknown */
 	uint8_t name[TPM2_NAME_MAX];
 	size_t namelen;
+	/* A pin from a public key (a file) holds the whole public area: a
+	 * session is salted to it without asking the TPM for the key first
+	 * (tpm2_srk_session_pinned). */
+	int have_pub;
+	struct tpm2_public pub;
 };
 
 /* A pin from a name in hex ("000b" + 64 hex digits, as takeown prints
@@ -162,6 +167,34 @@ int tpm2_trust_null(struct tpm *t, const char *why);
 /* With a pin set, start the process session (tpm2_trust_need); without
  * one do nothing (the answers stay unauthenticated, as documented). */
 int tpm2_trust_begin(struct tpm *t);
+/* With a pin that holds the SRK's public key: start a session of type
+ * (TPM2_SE_*) and flags (SESS_*) salted to 0x81000001 as that key, without
+ * asking the TPM for the key first (one ReadPublic less).  Whether the
+ * key there is the pinned one shows at the first answer that depends on
+ * it (the process session's first HMAC, a Load under it); a command that
+ * fails before is followed by a ReadPublic that names another key, or a
+ * missing one, as such (exit 1).  0 with *s NULL: no key in the pin, or
+ * the TPM refused the session: the caller goes on as without the key. */
+int tpm2_srk_session_pinned(struct tpm *t, int type, int flags,
+			    struct tpm2_session **s);
+/* The process session salted to the pin's public key that way, when the
+ * pin holds one and the TPM takes it (else nothing is started, and 0). */
+int tpm2_trust_try_pinned(struct tpm *t);
+/* The process session's next use is its last: that command goes with
+ * continueSession clear and the TPM ends the session with it (no
+ * FlushContext).  Should a later command need the session, it is started
+ * again.  Only for a session salted to the persistent SRK. */
+void tpm2_trust_last(struct tpm *t);
+/* The call a authorizes is the process session's last use: a itself is
+ * marked (tpm2_auth_last) when it is that session, else the session
+ * attached to the call is (tpm2_trust_last). */
+void tpm2_trust_last_for(struct tpm *t, struct tpm2_auth *a);
+/* Whether the process session may end with a command the caller sends
+ * with it (tpm2_auth_last): it could be started again. */
+int tpm2_trust_restartable(const struct tpm *t);
+/* Whether tpm2_trust_last is pending; clears it (a job of several
+ * commands sets it again before its final one). */
+int tpm2_trust_take_last(struct tpm *t);
 /* The process session, or NULL. */
 struct tpm2_session *tpm2_trust_session(const struct tpm *t);
 /* TRUST_*: what the process session is salted to. */

@@ -293,6 +293,9 @@ int ak_quote(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 
 	memset(q, 0, sizeof(*q));
 	q->sel = *sel;
+	/* The read is the process session's last use (Quote's answer is
+	 * signed; a second read, should a PCR move, starts it again). */
+	tpm2_trust_last(t);
 	/* Each quote is held against the values read just before it and,
 	 * when a PCR changed in between, those read just after it (which
 	 * the next quote is held against in turn): two chances per quote
@@ -407,14 +410,22 @@ int ak_quote_blob(struct tpm *t, const struct ak_blob *b, const char *keyf,
 	uint32_t h = 0;
 	int rc;
 
-	/* The selection against this TPM's banks: the job's first command,
-	 * which a TPM 1.2 refuses when the family was not known. */
-	if ((rc = tpm2_pcr_banks(t, &alloc, &npcrs)) &&
-	    tpm_answered_12(t, rc, fam))
-		return ak_wrong_family(keyf, 0, t->e);
-	if (rc || pcr_sel_resolve(sel, &alloc, npcrs, t->e) ||
-	    ak_load(t, b, owner_auth, owner_authlen, &h, &pub))
+	/* A selection with "all" against this TPM's banks (one named PCR
+	 * by PCR needs no question: the read says what is missing).  The
+	 * job's first command, which a TPM 1.2 refuses when the family was
+	 * not known. */
+	if (!pcr_sel_resolved(sel)) {
+		if ((rc = tpm2_pcr_banks(t, &alloc, &npcrs)) &&
+		    tpm_answered_12(t, rc, fam))
+			return ak_wrong_family(keyf, 0, t->e);
+		if (rc || pcr_sel_resolve(sel, &alloc, npcrs, t->e))
+			return t->e->code ? t->e->code : EX_FAIL;
+	}
+	if ((rc = ak_load(t, b, owner_auth, owner_authlen, &h, &pub))) {
+		if (tpm_answered_12(t, rc, fam))
+			return ak_wrong_family(keyf, 0, t->e);
 		return t->e->code ? t->e->code : EX_FAIL;
+	}
 	rc = ak_quote(t, h, &pub, nonce, nlen, sel, q);
 	tpm2_flush(t, h);
 	return rc;

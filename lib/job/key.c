@@ -59,21 +59,24 @@ static int srk(struct tpm *t, const uint8_t *owner, size_t ownerlen, int how,
  * (what tpm2-openssl, systemd and the others load it under).  A persisted
  * SRK an older tpmbox made from its zero-filled template is another key:
  * then the key is made under today's, made for it (two commands more).
- * A pin naming the older key keeps it. */
+ * With a pin, k is the pinned key: today's would be it or be refused, so
+ * k is kept without asking. */
 static int ecosystem_parent(struct tpm *t, const uint8_t *owner,
 			    size_t ownerlen, struct tpm2_srk *k)
 {
 	struct tpm2_srk *today;
-	struct tberr keep;
+	int rc;
 
-	if (k->transient)
-		return 0;	/* made now: today's template */
+	if (k->transient || tpm_trust_pinned(t))
+		return 0;	/* made now: today's template; or pinned */
 	if (!(today = calloc(1, sizeof(*today))))
 		return err_set(t->e, EX_FAIL, "out of memory");
-	keep = *t->e;
-	if (srk(t, owner, ownerlen, 1, today)) {
-		*t->e = keep;	/* pinned to the older key: keep it */
+	if ((rc = srk(t, owner, ownerlen, 1, today))) {
+		/* no pin to refuse it: a failure is the TPM's (or an
+		 * answer's that failed its HMAC), not a choice */
 		tpm2_srk_put(t, today);
+		free(today);
+		return rc;
 	} else if (today->pub.namelen == k->pub.namelen &&
 		   !memcmp(today->pub.name, k->pub.name, k->pub.namelen)) {
 		tpm2_srk_put(t, today);

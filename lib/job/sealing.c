@@ -462,7 +462,9 @@ int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 	memset(&want, 0, sizeof(want));
 	want.owner = s->owner.n ? s->owner.v : NULL;
 	want.ownerlen = s->owner.n;
-	if (find_parent(t, &want, srk, e)) {
+	/* With a pin that holds the key: the session first, salted to it
+	 * (the key itself then need not be asked for). */
+	if (tpm2_trust_try_pinned(t) || find_parent(t, &want, srk, e)) {
 		rc = e->code;
 		goto out;
 	}
@@ -481,12 +483,19 @@ int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 	/* The PCRs: the bank list, the count and the values all come back
 	 * HMACed, so the policy digest computed here from them is the
 	 * TPM's. */
-	if (s->ps.nbranch && tpm2_pcr_banks(t, &alloc, &npcrs)) {
+	for (i = 0; i < s->ps.nbranch; i++)
+		if (!pcr_sel_resolved(&s->ps.br[i].sel))
+			break;
+	/* Only a selection with "all" needs the banks first; one that
+	 * names its PCRs is read as it is (the read names a missing bank
+	 * or PCR). */
+	if (i < s->ps.nbranch && tpm2_pcr_banks(t, &alloc, &npcrs)) {
 		rc = e->code;
 		goto out;
 	}
 	for (i = 0; i < s->ps.nbranch; i++)
-		if (pcr_sel_resolve(&s->ps.br[i].sel, &alloc, npcrs, e)) {
+		if (!pcr_sel_resolved(&s->ps.br[i].sel) &&
+		    pcr_sel_resolve(&s->ps.br[i].sel, &alloc, npcrs, e)) {
 			rc = e->code;
 			goto out;
 		}
@@ -505,6 +514,8 @@ int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 	ss = tpm2_trust_session(t);
 	tpm2_session_set_flags(ss, SESS_ENC_CMD);
 	tpm2_session_use(ss, &a, NULL, 0);
+	/* Create is the session's last command: the TPM ends it. */
+	tpm2_trust_last_for(t, &a);
 	if (tpm2_create(t, srk->handle, srk->pub.name, srk->pub.namelen, &a,
 			&tmpl, s->auth.v, s->auth.n,
 			dlen > KEYFILE_SEALED_MAX ? key : data,
@@ -1045,6 +1056,9 @@ static int policy_unseal(struct tpm *t, struct unseal_job *j,
 		}
 		tpm2_session_use(s, &a, auth ? auth->v : NULL,
 				 auth ? auth->n : 0);
+		/* The session ends with Unseal (a refusal keeps it for the
+		 * next try). */
+		tpm2_auth_last(&a);
 		if (tpm2_unseal(t, obj, j->pub.name, j->pub.namelen, &a,
 				secret, cap, slen) == 0) {
 			free(sbr);
@@ -1102,6 +1116,15 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 	want.rsa = k->rsa_parent;
 	want.owner = owner && owner->n ? owner->v : NULL;
 	want.ownerlen = owner ? owner->n : 0;
+	/* With a pin that holds the SRK's key: the session first, salted to
+	 * it, and the key not asked for (a key at 0x81000001 that is not
+	 * the pinned one makes the Load below fail, and is named then). */
+	if (!ek && tpm2_srk_session_pinned(t, (k->nbranch || k->authorized ||
+					       k->auth) ? TPM2_SE_POLICY :
+					   TPM2_SE_HMAC, SESS_ENC_RSP, &s)) {
+		rc = e->code;
+		goto out;
+	}
 	if (ek ? tpm2_ek_find(t, k->rsa_parent, srk) :
 	    find_parent(t, &want, srk, e)) {
 		rc = e->code;
@@ -1180,10 +1203,11 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 		es = NULL;
 	}
 	/* The session: salted to the SRK, response encrypted. */
-	if (tpm2_session_start(t, (k->nbranch || k->authorized || k->auth) ?
-			       TPM2_SE_POLICY :
-			       TPM2_SE_HMAC, srk->handle, &srk->pub,
-			       TPM2_RH_NULL, NULL, 0, SESS_ENC_RSP, &s) ||
+	if ((!s && tpm2_session_start(t, (k->nbranch || k->authorized ||
+					  k->auth) ? TPM2_SE_POLICY :
+				      TPM2_SE_HMAC, srk->handle, &srk->pub,
+				      TPM2_RH_NULL, NULL, 0, SESS_ENC_RSP,
+				      &s)) ||
 	    policy_unseal(t, j, s, obj, auth, secret, sizeof(secret), &slen,
 			  e)) {
 		rc = e->code;

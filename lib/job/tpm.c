@@ -201,6 +201,11 @@ int tpm_trust_begin(struct tpm *t)
 	return EX_USAGE;
 }
 
+void tpm_last(struct tpm *t)
+{
+	tpm2_trust_last(t);
+}
+
 int tpm_getrandom(struct tpm *t, uint8_t *out, size_t n)
 {
 	int f = family_known(t), rc;

@@ -403,11 +403,15 @@ int tpm2_call(struct tpm *t, struct tpm2_call *c)
 	struct tpm2_auth extra;
 	int added = 0, rc;
 
-	if (t->attach && c->na < 3 && t->attach(t, c, &extra)) {
+	if (t->attach && c->na < 3 && (rc = t->attach(t, c, &extra))) {
+		if (rc < 0)
+			return t->e->code ? t->e->code : EX_FAIL;
 		c->auth[c->na++] = &extra;
 		added = 1;
 	}
 	rc = call(t, c);
+	if (t->after)
+		rc = t->after(t, c, rc);
 	if (added)
 		c->auth[--c->na] = NULL;
 	return rc;

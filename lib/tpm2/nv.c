@@ -434,7 +434,7 @@ int tpm2_nv_read(struct tpm *t, struct nv_access *x, uint8_t *out,
 {
 	size_t ch = chunk_size(x), done = 0;
 	uint8_t hn[4];
-	int rc;
+	int last = tpm2_trust_take_last(t), rc;
 
 	if ((rc = check_range(t, x, n, offset)))
 		return rc;
@@ -444,6 +444,8 @@ int tpm2_nv_read(struct tpm *t, struct nv_access *x, uint8_t *out,
 		struct tb b, r;
 		size_t want = n - done > ch ? ch : n - done, got;
 
+		if (last && done + want == n)
+			tpm2_trust_last_for(t, x->a);
 		access_call(&c, TPM2_CC_NV_Read, x, hn);
 		tb_init(&b, pb, sizeof(pb));
 		tb_put_u16(&b, (uint16_t)want);
@@ -473,7 +475,7 @@ int tpm2_nv_write(struct tpm *t, struct nv_access *x, const uint8_t *data,
 {
 	size_t ch = chunk_size(x), done = 0;
 	uint8_t pb[NV_CHUNK_CAP + 8], hn[4];
-	int rc;
+	int last = tpm2_trust_take_last(t), rc;
 
 	if ((rc = check_range(t, x, n, offset)))
 		return rc;
@@ -482,6 +484,8 @@ int tpm2_nv_write(struct tpm *t, struct nv_access *x, const uint8_t *data,
 		struct tb b;
 		size_t now = n - done > ch ? ch : n - done;
 
+		if (last && done + now == n)
+			tpm2_trust_last_for(t, x->a);
 		access_call(&c, TPM2_CC_NV_Write, x, hn);
 		tb_init(&b, pb, sizeof(pb));
 		tb_put_tpm2b(&b, data + done, now);

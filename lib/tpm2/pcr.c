@@ -8,6 +8,7 @@
 #include "tpm2/cmd.h"
 #include "tpm2/pcr.h"
 #include "tpm2/rc.h"
+#include "tpm2/srk.h"
 
 static const struct {
 	uint16_t alg;
@@ -218,6 +219,18 @@ int pcr_sel_resolve(struct pcr_sel *sel, const struct pcr_sel *alloc,
 	return 0;
 }
 
+int pcr_sel_resolved(const struct pcr_sel *sel)
+{
+	int i;
+
+	if (sel->all)
+		return 0;
+	for (i = 0; i < sel->n; i++)
+		if (sel->b[i].all)
+			return 0;
+	return 1;
+}
+
 int pcr_sel_count(const struct pcr_sel *sel)
 {
 	int i, c = 0;
@@ -278,7 +291,7 @@ int tpm2_pcr_implemented(struct tpm *t, struct pcr_sel *impl,
 	size_t len;
 	struct tb r;
 	uint32_t v;
-	int rc;
+	int rc, i;
 
 	if ((rc = tpm2_getcap_raw(t, TPM2_CAP_PCRS, 0, 1, buf, sizeof(buf),
 				  &len)))
@@ -287,7 +300,16 @@ int tpm2_pcr_implemented(struct tpm *t, struct pcr_sel *impl,
 	if (pcr_sel_unmarshal(&r, impl) || tb_left(&r))
 		return err_set(t->e, EX_IO, "TPM2_GetCapability: malformed "
 			       "PCR allocation");
-	if ((rc = tpm2_getprop(t, TPM2_PT_PCR_COUNT, &v)))
+	/* The count: an allocated bank has every PCR the TPM implements
+	 * set, so its highest bit tells it without asking
+	 * (TPM_PT_PCR_COUNT) again; asked only when no bank is
+	 * allocated. */
+	v = 0;
+	for (i = 0; i < impl->n; i++)
+		if (impl->b[i].mask &&
+		    32u - (unsigned)__builtin_clz(impl->b[i].mask) > v)
+			v = 32u - (unsigned)__builtin_clz(impl->b[i].mask);
+	if (!v && (rc = tpm2_getprop(t, TPM2_PT_PCR_COUNT, &v)))
 		return rc;
 	if (v == 0 || v > 32)
 		return err_set(t->e, EX_IO, "TPM reports %u PCRs", v);
@@ -440,23 +462,69 @@ static struct pcr_val *find_val(struct pcr_vals *o, uint16_t alg,
 	return NULL;
 }
 
+/* The first (at most) 8 PCRs of left, in its order: what one PCR_Read
+ * answers (a TPML_DIGEST holds 8), so that the last part is known before
+ * it is sent. */
+static void first_part(const struct pcr_sel *left, struct pcr_sel *part)
+{
+	int i, j, k = 0;
+
+	*part = *left;
+	for (i = 0; i < part->n; i++)
+		for (j = 0; j < 32; j++)
+			if ((part->b[i].mask >> j & 1) && ++k > 8)
+				part->b[i].mask &= ~(1u << j);
+}
+
+/* A selection the TPM did not answer in full: a bank it does not have or
+ * a PCR beyond its count is the user's (exit 2, as the bank list would
+ * have said before reading); else the error as it was. */
+static int read_failed(struct tpm *t, const struct pcr_sel *sel, int rc)
+{
+	struct tberr keep = *t->e;
+	struct pcr_sel alloc, s = *sel;
+	unsigned n;
+
+	if (tpm2_pcr_banks(t, &alloc, &n) == 0 &&
+	    pcr_sel_resolve(&s, &alloc, n, t->e))
+		return t->e->code;
+	*t->e = keep;
+	return rc;
+}
+
+static int pcr_read(struct tpm *t, const struct pcr_sel *sel,
+		    struct pcr_vals *out);
+
 int tpm2_pcr_read(struct tpm *t, const struct pcr_sel *sel,
 		  struct pcr_vals *out)
 {
-	struct pcr_sel left = *sel, got;
+	int rc = pcr_read(t, sel, out);
+
+	return rc && pcr_sel_resolved(sel) ? read_failed(t, sel, rc) : rc;
+}
+
+static int pcr_read(struct tpm *t, const struct pcr_sel *sel,
+		    struct pcr_vals *out)
+{
+	struct pcr_sel left = *sel, got, part;
 	struct pcr_vals tmp;	/* read order, not selection order */
 	uint8_t pb[512];
 	struct tb b, r;
 	uint32_t counter = 0;
-	int restarts = 0, first = 1, i, j, rc;
+	int restarts = 0, first = 1, last = tpm2_trust_take_last(t), i, j, rc;
 
 	tmp.n = 0;
 	while (pcr_sel_count(&left) > 0) {
 		struct tpm2_call c = { .cc = TPM2_CC_PCR_Read };
 		uint32_t ctr, nd, k;
 
+		first_part(&left, &part);
+		/* The process session's last use, when the caller said so:
+		 * with the last part. */
+		if (last && pcr_sel_count(&part) == pcr_sel_count(&left))
+			tpm2_trust_last(t);
 		tb_init(&b, pb, sizeof(pb));
-		pcr_sel_marshal(&b, &left);
+		pcr_sel_marshal(&b, &part);
 		c.params = pb;
 		c.plen = b.len;
 		if ((rc = tpm2_call(t, &c)))
@@ -495,7 +563,7 @@ int tpm2_pcr_read(struct tpm *t, const struct pcr_sel *sel,
 				if (left.b[j].alg == got.b[i].alg)
 					break;
 			if (j == left.n ||
-			    (got.b[i].mask & ~left.b[j].mask))
+			    (got.b[i].mask & ~part.b[j].mask))
 				return err_set(t->e, EX_IO, "TPM2_PCR_Read: "
 					       "the TPM returned PCRs that "
 					       "were not asked for");

@@ -185,7 +185,8 @@ static int sess_cmd(void *sp, struct tpm2_call *c, int phase, struct tb *out,
 	if (phase == 0) {
 		if (rng_bytes(s->nonce_caller, SESS_DLEN))
 			return err_set(e, EX_FAIL, "no random numbers");
-		s->attrs = TPMA_SESSION_CONTINUESESSION;
+		s->attrs = c->auth[idx]->last ? 0 :
+			   TPMA_SESSION_CONTINUESESSION;
 		if (c->auth[idx]->audit) {
 			/* Only there for the response HMAC (and maybe to
 			 * encrypt the response's first parameter). */
@@ -334,6 +335,9 @@ static int sess_rsp(void *sp, struct tpm2_call *c, struct tb *in,
 	explicit_bzero(k, sizeof(k));
 	memcpy(s->nonce_tpm, nonce, nn);
 	s->ntpm = nn;
+	/* Sent without continueSession, and answered: the TPM ended it. */
+	if (!(s->attrs & TPMA_SESSION_CONTINUESESSION))
+		s->handle = 0;
 	/* Decrypt once every session has checked the encrypted bytes: the
 	 * last of our sessions in the call does it. */
 	for (i = 0; i < c->na; i++)
@@ -521,6 +525,11 @@ void tpm2_session_policy_auth(struct tpm2_session *s, int mode)
 void tpm2_session_enc_auth(struct tpm2_session *s, int yes)
 {
 	s->enc_auth = yes;
+}
+
+void tpm2_auth_last(struct tpm2_auth *a)
+{
+	a->last = 1;
 }
 
 uint32_t tpm2_session_handle(const struct tpm2_session *s)

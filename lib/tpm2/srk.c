@@ -27,6 +27,12 @@ struct tpm_trust {
 	 * lookups take it from here instead of asking again. */
 	int have_srk;
 	struct tpm2_public srk;
+	uint32_t salt_handle;		/* what the session is salted to */
+	/* The SRK was taken from the pin, not asked for: not yet proven to
+	 * be the key at 0x81000001 (the session's first verified answer
+	 * proves it; a failure before is looked into: after_call). */
+	int unconfirmed;
+	int closing;			/* the session's next use is its last */
 };
 
 void srk_name_hex(const uint8_t *name, size_t n, char *out)
@@ -139,6 +145,8 @@ int srk_pin_pub(struct srk_pin *p, const char *path, const char *from,
 		memcpy(p->name, k->name, k->namelen);
 		p->namelen = k->namelen;
 		p->type = k->type;
+		p->pub = *k;
+		p->have_pub = 1;
 		p->set = 1;
 		snprintf(p->from, sizeof(p->from), "%s %s", from, path);
 	}
@@ -226,16 +234,95 @@ static int names_known(const struct tpm2_call *c)
 	return 1;
 }
 
+static int start(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
+		 int kind);
+
+/* Whether the session can be started again, the same way, should a
+ * command need it after its last use: salted to a persistent SRK. */
+static int restartable(const struct tpm_trust *tr)
+{
+	return (tr->kind == TRUST_PINNED || tr->kind == TRUST_TOFU) &&
+	       tr->have_srk && tr->salt_handle == TPM2_SRK_HANDLE;
+}
+
 static int attach(struct tpm *t, struct tpm2_call *c, struct tpm2_auth *a)
 {
-	struct tpm2_session *s = t->trust ? t->trust->s : NULL;
+	struct tpm_trust *tr = t->trust;
+	struct tpm2_session *s = tr ? tr->s : NULL;
 
 	if (!s || !wants_hmac(c->cc) || tpm2_session_in_call(s, c) ||
 	    !names_known(c))
 		return 0;
+	if (!tpm2_session_handle(s)) {
+		/* Ended with what was meant to be its last command, and one
+		 * more came (a TPM that answered in more parts than
+		 * asked): the same session again, never none. */
+		tpm2_session_free(s);
+		tr->s = NULL;
+		if (start(t, tr->salt_handle, &tr->srk, tr->kind))
+			return -1;
+		s = tr->s;
+	}
 	/* GetRandom's bytes also travel encrypted. */
 	tpm2_session_audit(s, a, c->cc == TPM2_CC_GetRandom);
+	if (tr->closing && restartable(tr))
+		tpm2_auth_last(a);
+	tr->closing = 0;
 	return 1;
+}
+
+/* The key at 0x81000001 was taken from the pin (unconfirmed) and a
+ * command failed before any answer proved it: ask for it now, so that
+ * another key there is named as such (and a missing one too), not
+ * reported as the failure it caused. */
+static int mismatch(struct tpm *t, const char *where, const uint8_t *want,
+		    size_t wn, const char *from, const struct tpm2_public *got,
+		    int remembered);
+
+static int diagnose(struct tpm *t, int rc)
+{
+	struct tpm_trust *tr = t->trust;
+	struct tpm2_public *pub = calloc(1, sizeof(*pub));
+	struct tberr keep = *t->e;
+	char w[2 * TPM2_NAME_MAX + 1];
+	int r;
+
+	if (!pub)
+		return rc;
+	r = tpm2_readpublic(t, TPM2_SRK_HANDLE, pub);
+	if (r == 0 && !(pub->namelen == tr->pin.namelen &&
+			memcmp(pub->name, tr->pin.name, pub->namelen) == 0)) {
+		rc = mismatch(t, "the key at 0x81000001", tr->pin.name,
+			      tr->pin.namelen, tr->pin.from, pub,
+			      tr->pin.remembered);
+	} else if (r == EX_NOENT) {
+		srk_name_hex(tr->pin.name, tr->pin.namelen, w);
+		rc = err_set(t->e, EX_FAIL, "the pinned SRK (%s, %s) is not "
+			     "persisted at 0x81000001 any more", w,
+			     tr->pin.from);
+		err_hint(t->e, "this TPM was cleared or its SRK evicted: "
+			 "'tpmbox takeown --force' persists and remembers "
+			 "the SRK again");
+	} else {
+		*t->e = keep;
+	}
+	free(pub);
+	return rc;
+}
+
+static int after_call(struct tpm *t, struct tpm2_call *c, int rc)
+{
+	struct tpm_trust *tr = t->trust;
+
+	if (!tr || !tr->unconfirmed)
+		return rc;
+	if (rc == 0) {
+		if (tr->s && tpm2_session_in_call(tr->s, c))
+			tr->unconfirmed = 0;
+		return 0;
+	}
+	tr->unconfirmed = 0;
+	return diagnose(t, rc);
 }
 
 static void release(struct tpm *t)
@@ -245,6 +332,7 @@ static void release(struct tpm *t)
 	if (!tr)
 		return;
 	t->attach = NULL;
+	t->after = NULL;
 	if (tr->s) {
 		struct tberr keep = *t->e;
 
@@ -262,6 +350,7 @@ static struct tpm_trust *trust(struct tpm *t)
 	if (!t->trust && (t->trust = calloc(1, sizeof(*t->trust)))) {
 		t->release = release;
 		t->attach = attach;
+		t->after = after_call;
 	}
 	return t->trust;
 }
@@ -310,8 +399,8 @@ static int mismatch(struct tpm *t, const char *where, const uint8_t *want,
 	srk_name_hex(want, wn, w);
 	srk_name_hex(got->name, got->namelen, g);
 	err_set(t->e, EX_FAIL, "%s is not the pinned SRK: pinned %s (%s), "
-		"the TPM answered %s; nothing was sent to it", where, w, from,
-		g);
+		"the TPM answered %s; nothing it could read was sent to it",
+		where, w, from, g);
 	if (remembered)
 		err_hint(t->e, "a key substituted on the bus, or this TPM was "
 			 "cleared or replaced: then 'tpmbox takeown --force' "
@@ -383,7 +472,71 @@ static int start(struct tpm *t, uint32_t key, const struct tpm2_public *pub,
 	if (rc)
 		return rc;
 	tr->kind = kind;
+	tr->salt_handle = key;
 	return 0;
+}
+
+int tpm2_srk_session_pinned(struct tpm *t, int type, int flags,
+			    struct tpm2_session **s)
+{
+	struct tpm_trust *tr = t->trust;
+	int rc;
+
+	*s = NULL;
+	if (!tr || !tr->pin.set || !tr->pin.have_pub ||
+	    (tr->have_srk && !name_eq(tr->srk.name, tr->srk.namelen,
+				      tr->pin.name, tr->pin.namelen)))
+		return 0;
+	rc = tpm2_session_start(t, type, TPM2_SRK_HANDLE, &tr->pin.pub,
+				TPM2_RH_NULL, NULL, 0, flags, s);
+	if (rc) {
+		/* The TPM refused it (no key at 0x81000001, or one of the
+		 * other type): the caller asks for the key, as without the
+		 * pin's, and names what is there.  Not past a 1.2's answer or
+		 * a transport failure. */
+		if (t->family == 1 || !t->e->rc)
+			return rc;
+		err_clear(t->e);
+		return 0;
+	}
+	if (!tr->have_srk) {
+		tr->srk = tr->pin.pub;
+		tr->have_srk = 1;
+		tr->unconfirmed = 1;
+	}
+	return 0;
+}
+
+int tpm2_trust_restartable(const struct tpm *t)
+{
+	return t->trust && t->trust->s && restartable(t->trust);
+}
+
+void tpm2_trust_last_for(struct tpm *t, struct tpm2_auth *a)
+{
+	struct tpm_trust *tr = t->trust;
+
+	if (!tr || !tr->s)
+		return;
+	if (a->sess != tr->s)
+		tr->closing = 1;	/* attached to the call: attach() */
+	else if (restartable(tr))
+		tpm2_auth_last(a);
+}
+
+void tpm2_trust_last(struct tpm *t)
+{
+	if (t->trust && t->trust->s)
+		t->trust->closing = 1;
+}
+
+int tpm2_trust_take_last(struct tpm *t)
+{
+	int was = t->trust && t->trust->closing;
+
+	if (t->trust)
+		t->trust->closing = 0;
+	return was;
 }
 
 int tpm2_trust_start(struct tpm *t, uint32_t key,
@@ -612,6 +765,12 @@ int tpm2_trust_need(struct tpm *t, struct tpm2_session **s)
 		*s = t->trust->s;
 		return 0;
 	}
+	if ((rc = tpm2_trust_try_pinned(t)))
+		return rc;
+	if (t->trust->s) {
+		*s = t->trust->s;
+		return 0;
+	}
 	if (!(k = calloc(1, sizeof(*k))))
 		return err_set(t->e, EX_FAIL, "out of memory");
 	rc = tpm2_readpublic(t, TPM2_SRK_HANDLE, &k->pub);
@@ -664,6 +823,21 @@ out:
 	if (rc == 0)
 		*s = t->trust->s;
 	return rc;
+}
+
+int tpm2_trust_try_pinned(struct tpm *t)
+{
+	struct tpm2_session *s;
+	int rc;
+
+	if (!t->trust || t->trust->s)
+		return 0;
+	if ((rc = tpm2_srk_session_pinned(t, TPM2_SE_HMAC, 0, &s)) || !s)
+		return rc;
+	t->trust->s = s;
+	t->trust->kind = TRUST_PINNED;
+	t->trust->salt_handle = TPM2_SRK_HANDLE;
+	return 0;
 }
 
 int tpm2_trust_begin(struct tpm *t)

@@ -42,7 +42,8 @@
  *               ReadPublic, every CreatePrimary) and terminate sessions
  *               salted to it
  *   pcrzero     PCR_Read values all zero
- *   pcrcount1   TPM_PT_PCR_COUNT answered as 1
+ *   pcrcount1   TPM_PT_PCR_COUNT answered as 1, and every allocated
+ *               bank of TPM_CAP_PCRS cut to PCR 0
  *   random      GetRandom bytes all 'A'
  *   dropextend  PCR_Extend never reaches the TPM; success answered
  *   dropchange  HierarchyChangeAuth never reaches the TPM; success
@@ -586,7 +587,30 @@ static int pcr_count1(uint8_t *p, size_t n)
 
 	tb_init_read(&b, p, n);
 	tb_skip(&b, 1);
-	if (tb_get_u32(&b) != 6)
+	cnt = tb_get_u32(&b);
+	if (cnt == 5) {
+		/* TPM_CAP_PCRS: each allocated bank cut to PCR 0 (the count
+		 * is read from the allocation too) */
+		int changed = 0;
+
+		cnt = tb_get_u32(&b);
+		for (i = 0; i < cnt && !tb_err(&b); i++) {
+			uint8_t k, j, any = 0;
+
+			tb_skip(&b, 2);
+			k = tb_get_u8(&b);
+			if (tb_err(&b) || tb_left(&b) < k)
+				return changed;
+			for (j = 0; j < k; j++)
+				any |= p[b.pos + j];
+			for (j = 0; any && j < k; j++)
+				p[b.pos + j] = j == 0 ? 1 : 0;
+			changed |= any != 0;
+			tb_skip(&b, k);
+		}
+		return changed;
+	}
+	if (cnt != 6)
 		return 0;
 	cnt = tb_get_u32(&b);
 	for (i = 0; i < cnt && !tb_err(&b); i++) {
