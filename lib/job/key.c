@@ -115,6 +115,8 @@ int key_create(struct tpm *t, const struct tpm2_public *tmpl,
 	s = tpm2_trust_session(t);
 	tpm2_session_set_flags(s, SESS_ENC_CMD);
 	tpm2_session_use(s, &a, NULL, 0);
+	/* Create is the session's last command: the TPM ends it. */
+	tpm2_trust_last_for(t, &a);
 	rc = tpm2_create(t, k->handle, k->pub.name, k->pub.namelen, &a, tmpl,
 			 auth, authlen, NULL, 0, &priv, pub);
 	tpm2_session_set_flags(s, 0);

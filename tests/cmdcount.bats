@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# The TPM commands each job sends, counted in swtpm's own log (level 20:
+# one "SWTPM_IO_Read" per command), with the remembered SRK pin in force
+# as after takeown on a machine.  On a real TPM each command costs
+# 1-300 ms, a salted StartAuthSession among the dearest: a new question
+# to the TPM shows up here as a failing count.  Each job's sequence is
+# the exact list of commands; docs/hardening.md ("Commands per job")
+# says why each is there and what the minimum is.
+
+load helpers/common
+
+setup_file() {
+	# once, in the default pass: the other builds run the same source
+	[ -z "${TPMBOX_SECOND_PASS:-}" ] || return 0
+	export CC_LOG="$BATS_FILE_TMPDIR/swtpm.log"
+	swtpm_start unix --log "file=$CC_LOG,level=20"
+	export TPMBOX_SRK_FILE="$BATS_FILE_TMPDIR/srk.pem"
+	tb takeown >/dev/null
+	[ -s "$TPMBOX_SRK_FILE" ]
+	export D="$BATS_FILE_TMPDIR"
+	head -c 32 /dev/urandom > "$D/secret"
+	printf 'data4nv!' > "$D/nv8"
+	tb nvdefine 0x01500030 -s 8 >/dev/null
+	tb akcreate -o "$D/ak.blob" >/dev/null
+	# swtpm answers a fresh TPM's first ECC signature TPM_RC_RETRY (its
+	# self-test of the algorithm, as a real TPM may), and tpmbox asks
+	# again: once here, so that the counts below are the steady ones
+	tb quote -k "$D/ak.blob" -p sha256:0 -o "$D/q0" >/dev/null
+	tb seal -p sha256:0,7 -o "$D/blob" "$D/secret"
+}
+
+teardown_file() { [ -n "${TPMBOX_SECOND_PASS:-}" ] || swtpm_stop; }
+setup() {
+	[ -z "${TPMBOX_SECOND_PASS:-}" ] ||
+		skip "the commands are counted once, in the default pass"
+}
+
+# The commands swtpm received while "$@" ran, by name, one line.
+sent() {
+	: > "$CC_LOG"
+	"$@" >/dev/null || return
+	awk 'f { n = split($0, b, " "); cc = b[7] b[8] b[9] b[10];
+		 print names[cc] ? names[cc] : "cc" cc; f = 0 }
+	     /SWTPM_IO_Read/ { f = 1 }
+	     BEGIN {
+		names["00000176"] = "StartAuthSession"
+		names["0000017E"] = "PCR_Read"
+		names["00000153"] = "Create"
+		names["00000157"] = "Load"
+		names["0000017F"] = "PolicyPCR"
+		names["0000015E"] = "Unseal"
+		names["00000165"] = "FlushContext"
+		names["00000158"] = "Quote"
+		names["0000017B"] = "GetRandom"
+		names["0000017A"] = "GetCapability"
+		names["00000182"] = "PCR_Extend"
+		names["00000169"] = "NV_ReadPublic"
+		names["0000014E"] = "NV_Read"
+		names["00000137"] = "NV_Write"
+		names["00000173"] = "ReadPublic"
+		names["00000131"] = "CreatePrimary"
+	     }' "$CC_LOG" | paste -sd' '
+}
+
+# count JOB EXPECTED...: the job's commands are exactly these.
+count() {
+	local name=$1 got want
+	shift
+	want=$1
+	shift
+	got=$(sent tb "$@")
+	echo "# $name: $(echo "$got" | wc -w): $got" >&3
+	[ "$got" = "$want" ] || {
+		echo "$name sent: $got"
+		echo "expected:  $want"
+		false
+	}
+}
+
+@test "cmdcount: seal -p sha256:0,7 sends 3 (salted session, PCR_Read, Create ending it)" {
+	rm -f "$D/b2"
+	count seal "StartAuthSession PCR_Read Create" \
+		seal -p sha256:0,7 -o "$D/b2" "$D/secret"
+}
+
+@test "cmdcount: unseal sends 5 (policy session salted to the pinned key, Load, PolicyPCR, Unseal ending it, the object flushed)" {
+	count unseal "StartAuthSession Load PolicyPCR Unseal FlushContext" \
+		unseal -o "$BATS_TEST_TMPDIR/out" "$D/blob"
+	cmp "$BATS_TEST_TMPDIR/out" "$D/secret"
+}
+
+@test "cmdcount: quote -p sha256:0,7 sends 5 (session, Load, PCR_Read ending it, Quote, the AK flushed)" {
+	count quote "StartAuthSession Load PCR_Read Quote FlushContext" \
+		quote -k "$D/ak.blob" -p sha256:0,7 -n 0011 -o "$BATS_TEST_TMPDIR/q"
+}
+
+@test "cmdcount: pcrread sha256:0,7 sends 2; every bank asks for the allocation once" {
+	count pcrread "StartAuthSession PCR_Read" pcrread sha256:0,7
+	# sha256:all: the allocation, then 24 PCRs 8 a command
+	count pcrread-all "StartAuthSession GetCapability PCR_Read PCR_Read PCR_Read" \
+		pcrread sha256:all
+}
+
+@test "cmdcount: getrandom 8 sends 2; extend 3 (the allocation: every bank is extended)" {
+	count getrandom "StartAuthSession GetRandom" getrandom 8
+	count extend "StartAuthSession GetCapability PCR_Extend" \
+		extend 16 -s cmdcount
+}
+
+@test "cmdcount: nvwrite and nvread send 4 (session, NV_ReadPublic, the buffer size, the access ending the session)" {
+	count nvwrite "StartAuthSession NV_ReadPublic GetCapability NV_Write" \
+		nvwrite 0x01500030 -i "$D/nv8"
+	count nvread "StartAuthSession NV_ReadPublic GetCapability NV_Read" \
+		nvread 0x01500030 -s 8
+}
+
+@test "cmdcount: info sends 5 (fixed and variable properties, allocation, persistent and NV handles)" {
+	count info "GetCapability GetCapability GetCapability GetCapability GetCapability" info
+}
+
+@test "cmdcount: akcreate sends 2 (session, Create ending it)" {
+	count akcreate "StartAuthSession Create" \
+		akcreate -o "$BATS_TEST_TMPDIR/ak2.blob"
+}
+
+@test "cmdcount: the count can fail - an unpinned seal asks for the SRK and flushes (the control)" {
+	run env -u TPMBOX_SRK_FILE TPMBOX_SRK=none bash -c \
+		"$(declare -f sent); CC_LOG='$CC_LOG' sent '$TPMBOX' seal -p sha256:0,7 -o '$BATS_TEST_TMPDIR/b3' '$D/secret'"
+	assert_success
+	assert_output --partial "ReadPublic"
+	[ "$output" != "StartAuthSession PCR_Read Create" ]
+}
