@@ -493,18 +493,21 @@ static int read_failed(struct tpm *t, const struct pcr_sel *sel, int rc)
 }
 
 static int pcr_read(struct tpm *t, const struct pcr_sel *sel,
-		    struct pcr_vals *out);
+		    struct pcr_vals *out, int *partial);
 
 int tpm2_pcr_read(struct tpm *t, const struct pcr_sel *sel,
 		  struct pcr_vals *out)
 {
-	int rc = pcr_read(t, sel, out);
+	int partial = 0, rc = pcr_read(t, sel, out, &partial);
 
-	return rc && pcr_sel_resolved(sel) ? read_failed(t, sel, rc) : rc;
+	/* Looked into when the TPM answered (an error code, or without
+	 * some PCRs), not after a timeout or a damaged answer. */
+	return rc && pcr_sel_resolved(sel) && (partial || t->e->rc) ?
+	       read_failed(t, sel, rc) : rc;
 }
 
 static int pcr_read(struct tpm *t, const struct pcr_sel *sel,
-		    struct pcr_vals *out)
+		    struct pcr_vals *out, int *partial)
 {
 	struct pcr_sel left = *sel, got, part;
 	struct pcr_vals tmp;	/* read order, not selection order */
@@ -552,9 +555,11 @@ static int pcr_read(struct tpm *t, const struct pcr_sel *sel,
 			return err_set(t->e, EX_IO, "TPM2_PCR_Read: %u digests "
 				       "for %d selected PCRs", nd,
 				       pcr_sel_count(&got));
-		if (nd == 0)
+		if (nd == 0) {
+			*partial = 1;
 			return err_set(t->e, EX_IO, "TPM2_PCR_Read: the TPM "
 				       "returned no values for the selection");
+		}
 		k = 0;
 		for (i = 0; i < got.n; i++) {
 			size_t hs = hash_size(got.b[i].alg);
