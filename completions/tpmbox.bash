@@ -23,6 +23,7 @@ _tpmbox_opts() {
 	info) echo "--json -T --tcti --timeout --trace -h --help" ;;
 	keycreate) echo "--ecc --rsa --bits --usage --auth -p -o --pub --ssh-pub --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	keyimport) echo "-i -o --usage --auth --pub --to --owner-auth --tofu -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	luks) echo "--json -T --tcti --timeout --trace -h --help" ;;
 	makecredential) echo "--ek --name -i -o -f -T --tcti --timeout --trace -h --help" ;;
 	nvdefine) echo "-s -a -t -g --auth --owner-auth --platform-auth --allow-irreversible --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvextend) echo "-i -d --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -84,7 +85,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate bind checkquote clearall dalock decrypt ekcert ekpub eventlog evict extend getrandom imalog info keycreate keyimport makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal sign takeown unbind unseal"
+_tpmbox_applets="activatecredential akcreate bind checkquote clearall dalock decrypt ekcert ekpub eventlog evict extend getrandom imalog info keycreate keyimport luks makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal sign takeown unbind unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

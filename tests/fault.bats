@@ -84,6 +84,22 @@ prep_state() {
 		tb seal -p sha256:0 --auth str:pw -f -o "$FD/blob" \
 			"$FD/data32" >/dev/null 2>&1 || true
 	fi
+	# luks list's image: a LUKS2 header with a systemd-tpm2 token
+	# (PCR 7, a made-up blob: list parses it, reads PCR 7, compares)
+	if has_applet luks && [ ! -s "$FD/luks.img" ] &&
+	   command -v cryptsetup >/dev/null; then
+		printf pw > "$FD/luks.pw"
+		truncate -s 32M "$FD/luks.img"
+		cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
+			--pbkdf-force-iterations 1000 "$FD/luks.img" \
+			"$FD/luks.pw" >/dev/null 2>&1 &&
+		printf '{"type":"systemd-tpm2","keyslots":["0"],"tpm2-blob":"%s","tpm2-pcrs":[7],"tpm2-pcr-bank":"sha256","tpm2-primary-alg":"ecc","tpm2-policy-hash":"%064d","tpm2-pin":false}' \
+			"$(python3 "$BATS_TEST_DIRNAME/helpers/luks2img.py" blob)" 0 \
+			> "$FD/luks.tok" &&
+		cryptsetup token import --disable-external-tokens \
+			--token-id 0 --json-file "$FD/luks.tok" "$FD/luks.img" ||
+			rm -f "$FD/luks.img"
+	fi
 	# reseal-escrow's old blob: sealed to a PCR 0 value it never has,
 	# so it never unseals (exit 4) and reseal takes the escrow copy.
 	# Made again after clearall: under another SRK, unseal would stop
@@ -404,6 +420,11 @@ recipe() {
 			2>/dev/null | grep -v sml | head -1)
 		[ -n "$f" ] || return 2
 		ARGS=(eventlog --check "$f"); PASSRC="0 1" ;;
+	luks)
+		# a LUKS2 image with a systemd-tpm2 token (sd7's form, its blob
+		# from the suite's seal); list reads the banks and PCR 7
+		[ -s "$FD/luks.img" ] || return 2
+		ARGS=(luks list "$FD/luks.img" --json) ;;
 	*) return 1 ;;
 	esac
 	return 0

@@ -15,6 +15,10 @@ char *b64_encode(const uint8_t *p, size_t n, size_t *outlen);
 /* Returns the decoded length, or -1 on a bad character or padding or
  * when cap is too small. */
 long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap);
+/* base64url without padding (RFC 4648 section 5, RFC 7515's form): the
+ * same contract; whitespace, '=' and the standard alphabet's '+' and '/'
+ * are refused. */
+long b64url_decode(const char *s, size_t n, uint8_t *out, size_t cap);
 
 /* Append "-----BEGIN label-----", 64-column base64, "-----END
  * label-----" to the malloc'd *buf of *len bytes (NUL-terminated after).

@@ -85,6 +85,35 @@ long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap)
 	return (long)o;
 }
 
+/* The URL-safe alphabet (RFC 4648 section 5) without padding, as JOSE
+ * writes it: no whitespace, no '=', the unused bits zero. */
+long b64url_decode(const char *s, size_t n, uint8_t *out, size_t cap)
+{
+	uint32_t acc = 0;
+	size_t i, o = 0;
+	int bits = 0, v;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		v = c == '-' ? 62 : c == '_' ? 63 :
+		    c == '+' || c == '/' ? -1 : b64_val(c);
+		if (v < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o >= cap)
+				return -1;
+			out[o++] = (uint8_t)(acc >> bits);
+		}
+	}
+	if (bits == 6 || (acc & ((1u << bits) - 1)))
+		return -1;
+	return (long)o;
+}
+
 int pem_append(char **buf, size_t *len, const char *label,
 	       const uint8_t *der, size_t n)
 {
