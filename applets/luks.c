@@ -350,5 +350,5 @@ static int run(struct ctx *c, int argc, char **argv)
 
 const struct applet applet_luks = {
 	"luks", "list a LUKS2 volume's TPM tokens (systemd, clevis)",
-	APPLET_USAGE(usage), run, shortopts, longopts, 0
+	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

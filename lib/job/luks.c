@@ -162,7 +162,9 @@ int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e)
 	size_t n;
 
 	memset(&sel, 0, sizeof(sel));
-	if (tpm_pcr_banks(t, &alloc, &npcrs))
+	/* With a pin, in the session salted to it: the values come back
+	 * HMACed, the read ends the session. */
+	if (tpm_trust_begin(t) || tpm_pcr_banks(t, &alloc, &npcrs))
 		return e->code ? e->code : EX_IO;
 	/* Every PCR any token's policy names, on banks this TPM has. */
 	for (i = 0; i < v->n; i++) {
@@ -194,6 +196,7 @@ int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e)
 		rc = err_set(e, EX_IO, "out of memory");
 		goto out;
 	}
+	tpm_last(t);
 	if (sel.n && tpm_pcr_read(t, &sel, all)) {
 		rc = e->code ? e->code : EX_IO;
 		goto out;
