@@ -502,8 +502,8 @@ int tpm2_pcr_read(struct tpm *t, const struct pcr_sel *sel,
 
 	/* Looked into when the TPM answered (an error code, or without
 	 * some PCRs), not after a timeout or a damaged answer. */
-	return rc && pcr_sel_resolved(sel) && (partial || t->e->rc) ?
-	       read_failed(t, sel, rc) : rc;
+	return rc && pcr_sel_resolved(sel) && (partial || t->e->rc) &&
+	       t->family != 1 ? read_failed(t, sel, rc) : rc;
 }
 
 static int pcr_read(struct tpm *t, const struct pcr_sel *sel,

@@ -324,7 +324,7 @@ static int after_call(struct tpm *t, struct tpm2_call *c, int rc)
 	tr->unconfirmed = 0;
 	/* Not after a timeout or a damaged answer: the TPM did not answer
 	 * this, and one more question would only wait again. */
-	if (rc == EX_IO && !t->e->rc)
+	if ((rc == EX_IO && !t->e->rc) || t->family == 1)
 		return rc;
 	return diagnose(t, rc);
 }
