@@ -3,6 +3,7 @@
  * the old blob's escrow copy; then sealed again (docs/blob-format.md,
  * "Resealing"). */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,8 @@ static const char usage[] =
 	"[--signature SIG.json]... [-p SELECTION[=VALUES]]... [-P PCRFILE]... "
 	"[--authorized-by PUBKEY [--bank BANK]] [--auth AUTH] "
 	"[--owner-auth AUTH] [--escrow RECIPIENT]... [--escrow-out PREFIX] "
-	"[--recovery-code-out FILE] [--new-recovery-code] [--drop-escrow] "
-	"[-f] -o NEW OLD\n"
+	"[--recovery-code-out FILE] [--new-recovery-code] "
+	"[--drop-escrow[=RECIPIENT]]... [-f] -o NEW OLD\n"
 	"Seal OLD's secret again on this TPM, to new PCRs, values or password,\n"
 	"into NEW; the secret is never written to a file.  OLD is unsealed\n"
 	"here when it still can be; else (PCRs moved, another TPM) its escrow\n"
@@ -38,14 +39,19 @@ static const char usage[] =
 	"             as for seal (--bank: their PCR bank)\n"
 	"  --auth AUTH  NEW's password (seal --auth)\n"
 	"  --owner-auth AUTH  owner password, when no SRK is persisted\n"
-	"  --escrow RECIPIENT  NEW's escrow recipients, as for seal.  OLD\n"
-	"             does not carry its recipients' public keys: give every\n"
-	"             one again (more may be added), or --drop-escrow\n"
+	"  --escrow RECIPIENT  one more escrow recipient for NEW, as for\n"
+	"             seal.  NEW's copies are for OLD's recipients (stored\n"
+	"             in OLD, checked with the secret) and these; OLD made\n"
+	"             before they were stored, or with a secret under 16\n"
+	"             bytes, does not hold them: give every one again\n"
 	"  --escrow-out PREFIX  also write NEW's copies as PREFIX.cms/.age\n"
 	"  --recovery-code-out FILE  a new recovery code for NEW, to FILE\n"
 	"             (OLD's code does not open NEW then)\n"
 	"  --new-recovery-code  the same, shown once on the terminal\n"
-	"  --drop-escrow  NEW need not have OLD's escrow recipients or code\n"
+	"  --drop-escrow[=RECIPIENT]  alone: NEW need not have OLD's escrow\n"
+	"             recipients or code; =RECIPIENT (a file or age1..., as\n"
+	"             for --escrow; repeatable): NEW's copies are not for\n"
+	"             this one of OLD's stored recipients\n"
 	"  -o NEW     the new blob (PEM, mode 0600, atomic)\n"
 	"  -f         replace an existing NEW (or code and escrow files)\n"
 	"AUTH is str:TEXT, hex:HEX, file:PATH, file:- or env:VAR.\n"
@@ -65,7 +71,7 @@ static const struct option longopts[] = {
 	{ "escrow-out", required_argument, NULL, 'X' },
 	{ "recovery-code-out", required_argument, NULL, 'K' },
 	{ "new-recovery-code", no_argument, NULL, 'C' },
-	{ "drop-escrow", no_argument, NULL, 'D' },
+	{ "drop-escrow", optional_argument, NULL, 'D' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -114,7 +120,12 @@ static int parse(struct ctx *c, struct req *r, struct escrow *esc, int argc,
 		case 'X': r->escrow_out = optarg; break;
 		case 'K': r->code_out = optarg; break;
 		case 'C': r->show_code = 1; break;
-		case 'D': rs->drop = 1; break;
+		case 'D':
+			if (!optarg)
+				rs->drop = 1;
+			else if (escrow_add(rs->dropx, optarg, &c->e))
+				return ctx_fail(c);
+			break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -139,8 +150,13 @@ static int parse(struct ctx *c, struct req *r, struct escrow *esc, int argc,
 	rs->new_code = r->code_out || r->show_code;
 	if (rs->new_code)
 		escrow_want_code(esc);
-	if (r->escrow_out && !escrow_wanted(esc))
-		return ctx_usage(c, "--escrow-out needs --escrow");
+	if (rs->drop && escrow_wanted(rs->dropx))
+		return ctx_usage(c, "--drop-escrow drops every recipient; "
+				 "--drop-escrow=RECIPIENT one of them: give "
+				 "one or the other");
+	if (r->escrow_out && rs->drop && !escrow_wanted(esc))
+		return ctx_usage(c, "--escrow-out needs --escrow (with "
+				 "--drop-escrow, NEW has no other recipient)");
 	if (r->show_code && tty_check("--new-recovery-code", &c->e)) {
 		err_hint(&c->e, "write it to a file with --recovery-code-out");
 		return ctx_fail(c);
@@ -148,21 +164,47 @@ static int parse(struct ctx *c, struct req *r, struct escrow *esc, int argc,
 	return 0;
 }
 
+/* One line: which recipients NEW's copies are for. */
+static void say_recipients(const struct req *r, const struct escrow *esc)
+{
+	const struct reseal *rs = r->rs;
+	size_t rsa, ec, age, given;
+	int code;
+	char from[96] = "";
+
+	escrow_recipients(esc, &rsa, &ec, &age, &code);
+	if (!escrow_wanted(esc)) {
+		if (rs->b.raw)
+			fprintf(stderr, "tpmbox reseal: %s has no escrow "
+				"copies\n", r->out);
+		return;
+	}
+	given = rsa + ec + age;
+	if (rs->stored)
+		snprintf(from, sizeof(from), " (%zu kept from %s, %zu added, "
+			 "%zu dropped)", rs->kept, rs->in, given - rs->kept,
+			 rs->dropped);
+	fprintf(stderr, "tpmbox reseal: %s's escrow copies are for %zu RSA "
+		"key(s), %zu EC key(s), %zu age recipient(s)%s%s\n", r->out,
+		rsa, ec, age, code ? " and a recovery code" : "", from);
+}
+
 static int run(struct ctx *c, int argc, char **argv)
 {
 	struct req r = { .rs = calloc(1, sizeof(*r.rs)) };
 	struct reseal *rs = r.rs;
-	struct escrow *esc = escrow_new();
+	struct escrow *esc = escrow_new(), *drop = escrow_new();
 	struct seal_spec *spec = calloc(1, sizeof(*spec));
 	char *pem = NULL;
 	size_t pemlen = 0;
 	struct tpm *t = NULL;
 	int rc;
 
-	if (!esc || !spec || !rs) {
+	if (!esc || !drop || !spec || !rs) {
 		rc = ctx_usage(c, "out of memory");
 		goto out;
 	}
+	rs->dropx = drop;
 	if ((rc = parse(c, &r, esc, argc, argv)))
 		goto out;
 	if (seal_spec_parse(spec, &r.so, &c->e) ||
@@ -172,20 +214,34 @@ static int run(struct ctx *c, int argc, char **argv)
 	 * told otherwise, checked before the secret is touched. */
 	if (reseal_old(rs, esc, &c->e))
 		goto fail;
+	if (r.escrow_out && !escrow_wanted(esc) && !rs->b.rc.raw) {
+		rc = ctx_usage(c, "--escrow-out needs --escrow (%s holds no "
+			       "stored recipients)", rs->in);
+		goto out;
+	}
 	/* The secret: unsealed here while OLD still unseals, else from its
 	 * escrow copy.  No fallback when the TPM cannot be reached: NEW
 	 * could not be sealed either. */
 	if ((reseal_here(rs, &c->e) == 0 && !(t = ctx_tpm(c))) ||
 	    reseal_secret(t, rs, &spec->owner, &c->e))
 		goto fail;
-	/* NEW's escrow copies, on the host; sealed again on this TPM, and
-	 * written as seal writes. */
+	/* NEW's recipients: OLD's stored ones, checked with the secret,
+	 * and those given now; NEW's escrow copies for them, on the host;
+	 * sealed again on this TPM, and written as seal writes. */
+	if (reseal_recipients(rs, esc, &c->e))
+		goto fail;
+	if (r.escrow_out && !escrow_wanted(esc)) {
+		rc = ctx_usage(c, "--escrow-out: NEW has no escrow copies (every "
+			       "recipient dropped)");
+		goto out;
+	}
 	if (reseal_escrow(rs, esc, &c->e) ||
 	    (!t && !(t = ctx_tpm(c))) ||
 	    seal_blob(t, spec, rs->secret, rs->slen, &pem, &pemlen, &c->e) ||
 	    seal_write(esc, &pem, &pemlen, r.out, r.escrow_out, r.code_out,
 		       r.show_code, r.force, &c->e))
 		goto fail;
+	say_recipients(&r, esc);
 	goto out;
 fail:
 	rc = ctx_fail(c);
@@ -197,6 +253,7 @@ out:
 		seal_spec_wipe(spec);
 	free(spec);
 	escrow_free(esc);
+	escrow_free(drop);
 	free(pem);
 	return rc;
 }

@@ -682,7 +682,7 @@ extended() {
 	assert_failure 2
 }
 
-@test "dispatch: the small musl build (make tiny) is at most 448 KiB, static, with every applet but the Makefile's TINY_OMIT" {
+@test "dispatch: the small musl build (make tiny) is at most 456 KiB, static, with every applet but the Makefile's TINY_OMIT" {
 	[ -n "${TPMBOX_TINY:-}" ] || skip "TPMBOX_TINY is not set (make check sets it)"
 	size=$(stat -c %s "$TPMBOX_TINY")
 	echo "# tpmbox-tiny: $size bytes" >&3
@@ -707,9 +707,11 @@ extended() {
 	# bytes, 444 KiB; issue 26's floors and shared steps (-1.5 KiB in
 	# the NV applets) and issue 30's remembered SRK pin, family re-check,
 	# dalock's lockout probe, imalog's escaping and quote's two-sided
-	# check: 451,920 -> 454,832 bytes, 448 KiB
+	# check: 451,920 -> 454,832 bytes, 448 KiB; issue 30's stored escrow
+	# recipients (record, PBKDF2, reseal --drop-escrow=R): 454,896 ->
+	# 462,928 bytes, 456 KiB
 	# (docs/tiny.md: a guard against silent growth, not the goal)
-	[ "$size" -le 458752 ]
+	[ "$size" -le 466944 ]
 	run file -L "$TPMBOX_TINY"
 	assert_output --partial "statically linked"
 	want=$("$TPMBOX" --list)

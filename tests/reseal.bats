@@ -165,15 +165,19 @@ all_escrow() {
 	tb recover --recovery-code file:new2.code new2 | cmp - s
 }
 
-@test "reseal: the old blob's escrow is not dropped silently (exit 2, nothing written); --drop-escrow drops it" {
-	echo "keep my recipients" > s
+@test "reseal: a blob that holds no recipients (a secret under 16 bytes): its escrow is not dropped silently (exit 2, nothing written); --drop-escrow drops it" {
+	# 15 bytes: too short to key the recipients' authenticator, so the
+	# blob does not hold them (tests/reseal-stored.bats: those that do)
+	printf 'keep recipients' > s
 	seal_old
+	not grep -q "TPMBOX ESCROW RECIPIENTS" old
 	all_escrow
 	# recipients not given again
 	run tb reseal --recovery-code file:old.code -p sha256:16 -o new old
 	assert_failure 2
 	assert_output --partial "give them again with --escrow"
 	assert_output --partial "1 RSA key(s), 1 EC key(s)"
+	assert_output --partial "its secret (15 bytes) is too short to key the recipients' authenticator"
 	[ ! -e new ]
 	# the recovery code neither kept nor replaced
 	run tb reseal -p sha256:16 "${ALL_ESCROW[@]}" -o new old

@@ -44,6 +44,17 @@ int x509_read_public(const char *text, size_t n, struct pubkey *k,
 /* Read SubjectPublicKeyInfo DER (the key's fields point into spki). */
 int x509_spki(const uint8_t *spki, size_t n, struct pubkey *k);
 void pubkey_free(struct pubkey *k);
+/* Read a certificate's DER (is_cert) or a SubjectPublicKeyInfo's, copied
+ * into k->der.  -1 when it is not one of an RSA or EC key (as above). */
+int x509_read_der(int is_cert, const uint8_t *der, size_t n,
+		  struct pubkey *k);
+/* The DER that names k as it was given, for storing: the certificate's
+ * when it came in one, else a SubjectPublicKeyInfo (PKCS#1 "RSA PUBLIC
+ * KEY" turned into one).  *der malloc'd; -1 on failure. */
+int x509_public_der(const struct pubkey *k, uint8_t **der, size_t *n,
+		    int *is_cert);
+/* Whether a and b are the same key (bare or in a certificate). */
+int pubkey_same(const struct pubkey *a, const struct pubkey *b);
 /* Bits of an RSA modulus (leading zeros dropped). */
 size_t pubkey_rsa_bits(const struct pubkey *k);
 /* An RSA public exponent as a number; -1 when longer than 32 bits. */

@@ -14,7 +14,16 @@
  *                         ascending, each once, nothing after;
  *   "CMS"                 the CMS copy, DER (RFC 7468's label, so
  *                         `openssl cms -inform PEM -in BLOB` finds it);
- *   "AGE ENCRYPTED FILE"  the age copy (age's own armor).
+ *   "AGE ENCRYPTED FILE"  the age copy (age's own armor);
+ *   "TPMBOX ESCROW RECIPIENTS"  the recipients record, when the secret is
+ *                         at least 16 bytes: every CMS recipient's
+ *                         certificate or SubjectPublicKeyInfo and every
+ *                         age recipient, authenticated with HMAC-SHA256
+ *                         keyed by PBKDF2-HMAC-SHA256 of the secret, so
+ *                         that reseal re-encrypts to them once it has the
+ *                         secret (docs/blob-format.md, "The recipients
+ *                         record").  A block of its own: readers of the
+ *                         index (version 1) before it skip it.
  * seal --escrow-out also writes them in their stock tools' own files
  * (PREFIX.cms as PEM, PREFIX.age binary). */
 #ifndef TPMBOX_JOB_ESCROW_H
@@ -29,6 +38,14 @@
 #define ESCROW_CMS_LABEL "CMS"
 #define ESCROW_AGE_LABEL "AGE ENCRYPTED FILE"
 #define ESCROW_VERSION 1
+#define ESCROW_RCPT_LABEL "TPMBOX ESCROW RECIPIENTS"
+#define ESCROW_RCPT_VERSION 1
+#define ESCROW_RCPT_ITER 100000		/* PBKDF2 iterations written */
+#define ESCROW_RCPT_ITER_MIN 10000	/* and accepted */
+#define ESCROW_RCPT_ITER_MAX 10000000
+#define ESCROW_RCPT_SECRET_MIN 16	/* a shorter secret: no record */
+#define ESCROW_RCPT_SALT 16
+#define ESCROW_RCPT_DER_MAX 65535	/* a stored certificate or key */
 #define ESCROW_MAX 16		/* recipients of each kind */
 /* The largest blob text: the sealed data and two escrow copies of a
  * 64 MiB secret in base64 of 64 columns (65 bytes a line), and room for
@@ -57,8 +74,17 @@ int escrow_keep_code(struct escrow *x, const char *code, size_t n,
 		     struct tberr *e);
 /* Whether any copy is asked for. */
 int escrow_wanted(const struct escrow *x);
+/* How many RSA, EC and age recipients x has, and whether a recovery
+ * code. */
+void escrow_recipients(const struct escrow *x, size_t *rsa, size_t *ec,
+		       size_t *age, int *code);
+/* Whether escrow_make wrote a recipients record (the secret was long
+ * enough and there was a recipient to store). */
+int escrow_stored(const struct escrow *x);
 
-/* Make every copy of data[0..len) and the block.  Exit 1 or 2 with e. */
+/* Make every copy of data[0..len), the index and, when len is at least
+ * ESCROW_RCPT_SECRET_MIN and there is a recipient, the recipients record
+ * (keyed by data).  Exit 1 or 2 with e. */
 int escrow_make(struct escrow *x, const uint8_t *data, size_t len,
 		struct tberr *e);
 /* Append the block as PEM to the blob text (*pem, *pemlen: malloc'd,
@@ -87,11 +113,27 @@ struct escrow_copy {
 	size_t n;
 };
 
+struct pubkey;
+
+/* A blob's recipients record (escrow_read_rcpts): parsed, and verified
+ * only once escrow_rcpts_verify has said so. */
+struct escrow_rcpts {
+	uint8_t *raw;		/* the record, malloc'd (NULL: none) */
+	size_t rawlen;
+	uint32_t iter;
+	const uint8_t *salt, *mac;	/* into raw */
+	size_t nkeys, nage;
+	struct pubkey *keys;	/* nkeys of them, malloc'd */
+	uint8_t age[ESCROW_MAX][32];
+	int verified;
+};
+
 /* The copies of a blob. */
 struct escrow_blk {
 	uint8_t *raw;		/* the index, malloc'd */
 	size_t rawlen;
 	struct escrow_copy cms, age;
+	struct escrow_rcpts rc;	/* read by escrow_read_rcpts only */
 };
 
 /* Find the index in a blob's text, then each copy it lists, checked
@@ -104,6 +146,31 @@ int escrow_read(const char *text, size_t n, struct escrow_blk *b,
 int escrow_parse(const uint8_t *p, size_t n, struct escrow_blk *b,
 		 struct tberr *e);
 void escrow_blk_free(struct escrow_blk *b);
+/* The recipients record of a blob escrow_read has read: none (0,
+ * b->rc.raw NULL), or parsed into b->rc.  Exit 1 "escrow: why" when it is
+ * damaged, of another version, or asks for an iteration count outside
+ * ESCROW_RCPT_ITER_MIN..MAX (refused before anything is computed). */
+int escrow_read_rcpts(const char *text, size_t n, struct escrow_blk *b,
+		      struct tberr *e);
+/* Parse the record's binary form into b->rc (for escrow_read_rcpts). */
+int escrow_rcpts_parse(const uint8_t *p, size_t n, struct escrow_rcpts *r,
+		       struct tberr *e);
+/* Check the record's HMAC with the secret, over the record and b's
+ * index, in constant time.  Exit 1 when it does not verify (or the secret
+ * is shorter than any seal keys a record with). */
+int escrow_rcpts_verify(struct escrow_blk *b, const uint8_t *secret,
+			size_t len, struct tberr *e);
+/* The secret's length as the CMS copy gives it (AES-GCM keeps it), or -1
+ * when the blob has no CMS copy. */
+long escrow_secret_len(const struct escrow_blk *b);
+/* NEW's recipients (x: those given with --escrow) from OLD's verified
+ * record: every stored one that x does not have already (the same key,
+ * bare or in a certificate, counts once) and that drop does not name.
+ * Every recipient drop names must be a stored one and not one of x's
+ * (exit 2 naming it).  *kept, *dropped: how many. */
+int escrow_keep_stored(struct escrow *x, const struct escrow_blk *b,
+		       const struct escrow *drop, size_t *kept,
+		       size_t *dropped, struct tberr *e);
 /* How many recipients of each kind a blob's copies are for. */
 struct escrow_counts {
 	size_t rsa, ec, code, age;

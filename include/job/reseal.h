@@ -30,7 +30,9 @@ struct reseal {
 	int nsig;
 	int nescrow;		/* --escrow recipients given for NEW */
 	int new_code;		/* a new recovery code asked for NEW */
-	int drop;		/* --drop-escrow */
+	int drop;		/* --drop-escrow: every recipient and code */
+	struct escrow *dropx;	/* --drop-escrow=RECIPIENT: those (the
+				 * caller's; NULL or empty: none) */
 	/* state */
 	uint8_t *text;		/* OLD */
 	size_t tlen;
@@ -41,14 +43,20 @@ struct reseal {
 	/* result: the secret (malloc'd; reseal_free wipes it) */
 	uint8_t *secret;
 	size_t slen;
+	/* NEW's recipients from OLD's record (reseal_recipients) */
+	int stored;		/* OLD has a recipients record used */
+	size_t kept, dropped;	/* of its recipients */
 };
 
-/* OLD read, with its escrow copies (damaged ones refused unless drop);
- * NEW keeps them unless told otherwise: refused when the recipients are
- * not given again (esc: NEW's) or OLD's code is neither kept nor
- * replaced (their public keys are not in OLD); then OLD's code, from
- * codespec or asked on the terminal.  All before the secret is
- * touched. */
+/* OLD read, with its escrow copies and recipients record (damaged ones
+ * refused unless drop); NEW keeps them unless told otherwise.  OLD with a
+ * record: its recipients are NEW's by default (reseal_recipients, once
+ * the secret is known).  OLD without one (made before records, or its
+ * secret shorter than ESCROW_RCPT_SECRET_MIN: the message says which):
+ * refused when the recipients are not given again (esc: NEW's).  Either
+ * way refused when OLD's code is neither kept nor replaced; then OLD's
+ * code, from codespec or asked on the terminal.  All before the secret
+ * is touched. */
 int reseal_old(struct reseal *r, const struct escrow *esc, struct tberr *e);
 /* Whether OLD is for this TPM to unseal (unseal_check, then its
  * signatures): 0, or the reason in e, which reseal_secret reads. */
@@ -60,6 +68,13 @@ int reseal_here(struct reseal *r, struct tberr *e);
  * open OLD's copy, and the copy hold what the TPM unsealed. */
 int reseal_secret(struct tpm *t, struct reseal *r,
 		  const struct authval *owner, struct tberr *e);
+/* OLD's recipients record checked with the secret (exit 1, "OLD's
+ * escrow recipients do not match its secret: altered blob?", before any
+ * of them is used), then its recipients added to esc but for those dropx
+ * names (each must be a stored one: exit 2).  Nothing to do without a
+ * record or with drop. */
+int reseal_recipients(struct reseal *r, struct escrow *esc,
+		      struct tberr *e);
 /* NEW's escrow copies of the secret, on the host (esc: NEW's recipients),
  * with OLD's code kept when it was given and no new one is asked for. */
 int reseal_escrow(struct reseal *r, struct escrow *esc, struct tberr *e);

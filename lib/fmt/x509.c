@@ -6,6 +6,7 @@
 #include "base/der.h"
 #include "base/pem.h"
 #include "crypto/ecdh.h"
+#include "crypto/pk.h"
 #include "fmt/x509.h"
 
 /* Take one TLV of this tag and report where it lies, whole. */
@@ -126,6 +127,46 @@ int x509_read_public(const char *text, size_t n, struct pubkey *k,
 			       "%s", i == 1 ? "certificate" : "public key");
 	}
 	return 0;
+}
+
+int x509_read_der(int is_cert, const uint8_t *der, size_t n,
+		  struct pubkey *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (!n || !(k->der = malloc(n)))
+		return -1;
+	memcpy(k->der, der, n);
+	k->derlen = n;
+	if ((is_cert ? read_cert(k->der, n, k) : x509_spki(k->der, n, k))) {
+		pubkey_free(k);
+		return -1;
+	}
+	return 0;
+}
+
+int x509_public_der(const struct pubkey *k, uint8_t **der, size_t *n,
+		    int *is_cert)
+{
+	uint32_t ev;
+
+	*is_cert = k->is_cert;
+	/* a PKCS#1 RSAPublicKey is its own subjectPublicKey bits */
+	if (k->is_cert || k->bits != k->der) {
+		if (!(*der = malloc(k->derlen)))
+			return -1;
+		memcpy(*der, k->der, k->derlen);
+		*n = k->derlen;
+		return 0;
+	}
+	if (k->type != KEY_RSA || pubkey_rsa_exp(k, &ev))
+		return -1;
+	return pk_der_rsa(k->n, k->nlen, ev, der, n);
+}
+
+int pubkey_same(const struct pubkey *a, const struct pubkey *b)
+{
+	return a->type == b->type && a->bitslen == b->bitslen &&
+	       memcmp(a->bits, b->bits, a->bitslen) == 0;
 }
 
 void pubkey_free(struct pubkey *k)

@@ -1,36 +1,67 @@
 /* Resealing: OLD's secret again, unsealed here or from its escrow copy
  * (include/job/reseal.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/file.h"
 #include "job/reseal.h"
 
+/* Why OLD has no recipients record, as the end of a sentence. */
+static void why_not_stored(const struct reseal *r, char *out, size_t cap)
+{
+	long n = escrow_secret_len(&r->b);
+
+	if (n >= 0 && n < ESCROW_RCPT_SECRET_MIN)
+		snprintf(out, cap, "its secret (%ld bytes) is too short to key "
+			 "the recipients' authenticator (%d bytes at least), so "
+			 "the blob does not hold their public keys", n,
+			 ESCROW_RCPT_SECRET_MIN);
+	else
+		snprintf(out, cap, "the blob predates stored recipients: it "
+			 "does not hold their public keys");
+}
+
 /* NEW keeps OLD's recipients and code unless told otherwise: refuse to
- * drop them silently (their public keys are not in OLD: docs). */
+ * drop them silently.  With a recipients record they are kept once the
+ * secret verifies it (reseal_recipients); without one, they must be
+ * given again. */
 static int check_keep(const struct reseal *r, const struct escrow *esc,
 		      struct tberr *e)
 {
 	const struct escrow_blk *b = &r->b;
 	struct escrow_counts n;
-	char what[160];
+	char what[160], why[200];
+	int some = r->dropx && escrow_wanted(r->dropx);
 
+	if (!b->raw && some)
+		return err_set(e, EX_USAGE, "--drop-escrow=RECIPIENT: %s has "
+			       "no escrow copies", r->in);
 	if (r->drop || !b->raw)
 		return 0;
 	escrow_count(b, &n);
 	escrow_holds(b, what, sizeof(what));
-	if ((n.rsa || n.ec || n.age) && !r->nescrow) {
-		err_set(e, EX_USAGE, "%s has escrow copies (%s), and the blob "
-			"does not hold its recipients' public keys", r->in,
-			what);
+	why_not_stored(r, why, sizeof(why));
+	if (!b->rc.raw && some) {
+		err_set(e, EX_USAGE, "--drop-escrow=RECIPIENT: %s has no stored "
+			"recipients to drop one of (%s)", r->in, why);
+		err_hint(e, "give the ones to keep with --escrow, and "
+			 "--drop-escrow to reseal for them only");
+		return EX_USAGE;
+	}
+	if (!b->rc.raw && (n.rsa || n.ec || n.age) && !r->nescrow) {
+		err_set(e, EX_USAGE, "%s has escrow copies (%s), and %s", r->in,
+			what, why);
 		err_hint(e, "give them again with --escrow, or --drop-escrow "
 			 "to reseal without them");
 		return EX_USAGE;
 	}
-	if ((n.rsa || n.ec || n.age) && escrow_covers(esc, b, e)) {
+	if (!b->rc.raw && (n.rsa || n.ec || n.age) &&
+	    escrow_covers(esc, b, e)) {
 		err_prefix(e, "%s", r->in);
-		err_hint(e, "give every recipient again, or --drop-escrow to "
-			 "reseal for the ones given only");
+		err_hint(e, "%s (%s): give every recipient again, or "
+			 "--drop-escrow to reseal for the ones given only",
+			 r->in, why);
 		return e->code;
 	}
 	if (n.code && !r->by_code && !r->new_code) {
@@ -59,6 +90,15 @@ int reseal_old(struct reseal *r, const struct escrow *esc, struct tberr *e)
 			return rc;
 		}
 		err_clear(e);
+	}
+	/* the recipients record: parsed now, verified with the secret */
+	if (r->b.raw && !r->drop &&
+	    (rc = escrow_read_rcpts((const char *)r->text, r->tlen, &r->b,
+				    e))) {
+		err_prefix(e, "%s", r->in);
+		err_hint(e, "--drop-escrow reseals without OLD's escrow "
+			 "copies");
+		return rc;
 	}
 	if ((rc = check_keep(r, esc, e)))
 		return rc;
@@ -144,6 +184,21 @@ int reseal_secret(struct tpm *t, struct reseal *r,
 	if (!r->secret)
 		return from_escrow(r, e);
 	return r->by_code ? check_code(r, e) : 0;
+}
+
+int reseal_recipients(struct reseal *r, struct escrow *esc,
+		      struct tberr *e)
+{
+	if (r->drop || !r->b.rc.raw)
+		return 0;
+	if (escrow_rcpts_verify(&r->b, r->secret, r->slen, e))
+		return err_set(e, EX_FAIL, "%s's escrow recipients do not "
+			       "match its secret: altered blob?", r->in);
+	if (escrow_keep_stored(esc, &r->b, r->dropx, &r->kept, &r->dropped,
+			       e))
+		return e->code;
+	r->stored = 1;
+	return 0;
 }
 
 int reseal_escrow(struct reseal *r, struct escrow *esc, struct tberr *e)

@@ -1,4 +1,6 @@
-/* The escrow index and the texts recover reads (lib/job/escrow.c,
+/* The escrow index, the recipients record (parsed, and on a whole blob
+ * checked with a fixed secret: the MAC fails, the path runs), and the
+ * texts recover reads (lib/job/escrow.c,
  * lib/fmt/recovery.c, lib/fmt/x509.c, lib/fmt/age.c's identity and recipient lines,
  * lib/fmt/bech32.c).  The first byte picks the reader. */
 #include <stdlib.h>
@@ -21,12 +23,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	size--;
 	memset(&e, 0, sizeof(e));
-	switch (data[0] % 7) {
-	case 0: {	/* a whole blob's text: index, copies, both parsed */
+	switch (data[0] % 8) {
+	case 0: {	/* a whole blob's text: index, copies, both parsed,
+			 * then the recipients record */
 		struct escrow_blk b;
 
-		if (escrow_read(t, size, &b, &e) == 0)
+		if (escrow_read(t, size, &b, &e) == 0) {
+			if (escrow_read_rcpts(t, size, &b, &e) == 0 &&
+			    b.rc.raw && b.rc.iter == ESCROW_RCPT_ITER_MIN)
+				(void)escrow_rcpts_verify(&b, (const uint8_t *)
+							  "0123456789abcdef",
+							  16, &e);
 			escrow_blk_free(&b);
+		}
+		break;
+	}
+	case 7: {	/* the recipients record alone */
+		struct escrow_blk b;
+
+		memset(&b, 0, sizeof(b));
+		if (escrow_rcpts_parse(data + 1, size, &b.rc, &e) == 0) {
+			b.rc.raw = NULL;	/* data's, not malloc'd */
+			escrow_blk_free(&b);
+		}
 		break;
 	}
 	case 1: {	/* the index alone */
