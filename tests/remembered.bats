@@ -212,3 +212,58 @@ nofile() { TPMBOX_SRK_FILE="$BATS_TEST_TMPDIR/none-$RANDOM$RANDOM.pem" "$@"; }
 	run tb --trace getrandom 4
 	assert_output --partial "TPM2_StartAuthSession"
 }
+
+# TPM_PT_LOCKOUT_COUNTER, as tpm2-tools reads it
+da_count() {
+	printf '%d\n' "$(tpm2_getcap properties-variable |
+		awk '/TPM2_PT_LOCKOUT_COUNTER/ { print $2 }')"
+}
+
+@test "remembered: a stale file costs no dictionary-attack failure - another key at 0x81000001 is asked for before the session authorizes an NV index or lockout" {
+	# the SRK now (the test before re-took the TPM), persisted, remembered
+	name=$(tb takeown)
+	real nvdefine 0x01500022 -s 8 --auth str:1234 -a "authread|authwrite"
+	real nvdefine 0x01500023 -t counter --auth str:1234 -a "authread|authwrite"
+	t2_flush
+	tpm2_dictionarylockout -c >/dev/null
+	# another key at 0x81000001 (another template's primary), the file
+	# still naming the standard SRK
+	tpm2_evictcontrol -C o -c 0x81000001 >/dev/null
+	tpm2_createprimary -C o -G ecc256:aes128cfb \
+		-a "fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|decrypt" \
+		-c "$BATS_TEST_TMPDIR/other.ctx" >/dev/null
+	tpm2_evictcontrol -C o -c "$BATS_TEST_TMPDIR/other.ctx" 0x81000001 >/dev/null
+	t2_flush
+	[ "$(da_count)" = 0 ]
+	printf 'datadata' > "$BATS_TEST_TMPDIR/d8"
+	run tb nvwrite 0x01500022 -i "$BATS_TEST_TMPDIR/d8" --auth str:1234
+	assert_failure 1
+	assert_output --partial "is not the pinned SRK: pinned $name (the remembered SRK"
+	# nvincrement's first use of the session authorizes the index: the
+	# key is asked for first (without that, measured: the counter went
+	# from 0 to 1 here)
+	run tb nvincrement 0x01500023 --auth str:1234
+	assert_failure 1
+	assert_output --partial "is not the pinned SRK: pinned $name (the remembered SRK"
+	[ "$(da_count)" = 0 ]
+	run tb clearall --yes
+	assert_failure 1
+	assert_output --partial "is not the pinned SRK"
+	[ "$(da_count)" = 0 ]
+	# lockout's value still works (a failed lockout authorization would
+	# have locked it out for the recovery time)
+	tpm2_dictionarylockout -c >/dev/null
+	# the control: a wrong value, unpinned, is counted
+	run env TPMBOX_SRK=none "$TPMBOX" nvwrite 0x01500022 -i "$BATS_TEST_TMPDIR/d8" --auth str:4321
+	assert_failure 4
+	[ "$(da_count)" = 1 ]
+	tpm2_dictionarylockout -c >/dev/null
+	# back: the standard SRK persisted again, the file matching it
+	t2_flush
+	tpm2_evictcontrol -C o -c 0x81000001 >/dev/null
+	run tb takeown
+	assert_success
+	assert_output "$name"
+	real nvrelease 0x01500022
+	real nvrelease 0x01500023
+}

@@ -245,11 +245,40 @@ static int restartable(const struct tpm_trust *tr)
 	       tr->have_srk && tr->salt_handle == TPM2_SRK_HANDLE;
 }
 
+static int diagnose(struct tpm *t, int rc);
+
+/* The session salted to the pin's key unasked authorizes nothing until
+ * an answer proved the key: a wrong session key would fail the
+ * authorization, and the TPM counts that against dictionary-attack
+ * lockout (lockout's value, an NV index's).  Before such a use, the key
+ * is asked for (one ReadPublic).  The SRK itself (noDA by its template)
+ * needs no proof first: Create and Load under it fail without a count. */
+static int confirm_before(struct tpm *t, struct tpm2_call *c)
+{
+	struct tpm_trust *tr = t->trust;
+	int i;
+
+	if (!tr || !tr->unconfirmed || !tr->s)
+		return 0;
+	for (i = 0; i < c->na; i++)
+		if (c->auth[i] && c->auth[i]->sess == tr->s &&
+		    !c->auth[i]->audit &&
+		    !(i < c->nh && c->h[i] == TPM2_SRK_HANDLE))
+			break;
+	if (i == c->na)
+		return 0;
+	tr->unconfirmed = 0;
+	err_clear(t->e);
+	return diagnose(t, 0);
+}
+
 static int attach(struct tpm *t, struct tpm2_call *c, struct tpm2_auth *a)
 {
 	struct tpm_trust *tr = t->trust;
 	struct tpm2_session *s = tr ? tr->s : NULL;
 
+	if (confirm_before(t, c))
+		return -1;
 	if (!s || !wants_hmac(c->cc) || tpm2_session_in_call(s, c) ||
 	    !names_known(c))
 		return 0;
@@ -303,6 +332,8 @@ static int diagnose(struct tpm *t, int rc)
 		err_hint(t->e, "this TPM was cleared or its SRK evicted: "
 			 "'tpmbox takeown --force' persists and remembers "
 			 "the SRK again");
+	} else if (r && !rc) {
+		rc = r;		/* asked before a use: its own failure */
 	} else {
 		*t->e = keep;
 	}
