@@ -437,7 +437,7 @@ static int unlock(struct ctx *c, const char *dev, const struct unlock_opts *o)
 {
 	struct luks_vol *v = malloc(sizeof(*v));
 	struct luks_unlock_in in;
-	char what[LUKS2_SLOTS][300], pin[AUTH_MAX + 1];
+	char what[LUKS2_SLOTS][300], skip[LUKS2_SLOTS][512], pin[AUTH_MAX + 1];
 	int ok[LUKS2_SLOTS], i, n = 0, need = 0, np, rc = 0, best = 0;
 	struct tberr best_e;
 	uint8_t *pass = NULL;
@@ -461,6 +461,7 @@ static int unlock(struct ctx *c, const char *dev, const struct unlock_opts *o)
 		const struct luks_tok *tk = &v->tok[i];
 
 		ok[i] = 0;
+		skip[i][0] = 0;
 		snprintf(what[i], sizeof(what[i]), "%s: token %d (%s)", dev,
 			 tk->id, tk->t->type);
 		if (o->token >= 0 ? tk->id != o->token :
@@ -472,8 +473,7 @@ static int unlock(struct ctx *c, const char *dev, const struct unlock_opts *o)
 				best = c->e.code;
 				best_e = c->e;
 			}
-			fprintf(stderr, "tpmbox %s: note: %s\n", c->name,
-				c->e.msg);
+			snprintf(skip[i], sizeof(skip[i]), "%s", c->e.msg);
 			err_clear(&c->e);
 			continue;
 		}
@@ -494,6 +494,11 @@ static int unlock(struct ctx *c, const char *dev, const struct unlock_opts *o)
 		}
 		goto out;
 	}
+	/* the tokens left out, told now that others are tried */
+	for (i = 0; i < v->n; i++)
+		if (skip[i][0])
+			fprintf(stderr, "tpmbox %s: note: %s\n", c->name,
+				skip[i]);
 	best = 0;
 	/* Step 3: the PIN (asked on the terminal when not given), the
 	 * output checked free. */

@@ -216,9 +216,6 @@ static int sd_parent(struct tpm *t, const struct sdtpm2 *sd, const char *what,
 	tmpl.attrs &= ~TPMA_OBJECT_NODA;
 	if (tpm2_public_finish(&tmpl))
 		return err_set(e, EX_FAIL, "the legacy primary's template");
-	if (tpm_trust_begin(t))
-		return e->code;
-	tpm_last(t);
 	if (tpm2_create_primary(t, TPM2_RH_OWNER, NULL, &tmpl, NULL, 0,
 				&srk->handle, &srk->pub))
 		return err_prefix(e, "%s: making systemd's primary key", what);
@@ -315,6 +312,10 @@ static int sd_unseal_part(struct tpm *t, const struct sdtpm2 *sd, int i,
 	int rc = 0;
 
 	tpm2_auth_pw(&pa, NULL, 0);
+	/* the process session (a pin set) ends with the last command it
+	 * HMACs: the last PolicyPCR, or Load */
+	if (!sd->pcrs && !sg)
+		tpm_last(t);
 	if (tpm2_load(t, parent->handle, parent->pub.name,
 		      parent->pub.namelen, &pa, &sd->blob[i].priv,
 		      &sd->blob[i].pub, &obj))
@@ -323,6 +324,8 @@ static int sd_unseal_part(struct tpm *t, const struct sdtpm2 *sd, int i,
 	sh = tpm2_session_handle(s);
 	if (sg) {
 		n = policy_pcr_digest(TPM2_ALG_SHA256, &sg->br.vals, pd);
+		if (!sd->pcrs)
+			tpm_last(t);
 		if (tpm2_policy_pcr(t, sh, pd, n, &sg->br.sel)) {
 			rc = rc_base(e->rc) == RC_VALUE ?
 			     err_set(e, EX_AUTH, "%s: the PCRs changed during "
@@ -342,6 +345,7 @@ static int sd_unseal_part(struct tpm *t, const struct sdtpm2 *sd, int i,
 		sel.b[0].alg = sd->bank;
 		sel.b[0].mask = sd->pcrs;
 		n = policy_pcr_digest(TPM2_ALG_SHA256, cur, pd);
+		tpm_last(t);
 		if (tpm2_policy_pcr(t, sh, pd, n, &sel)) {
 			rc = rc_base(e->rc) == RC_VALUE ?
 			     err_set(e, EX_AUTH, "%s: the PCRs changed during "
@@ -390,7 +394,15 @@ static int sd_unlock(struct tpm *t, const struct sdtpm2 *sd, const char *what,
 		goto out;
 	authlen = sd->pin ? sizeof(auth) : 0;
 	/* The PCRs now, and the digest they give, before anything is
-	 * loaded: a mismatch is exit 4 with nothing else sent. */
+	 * loaded: a mismatch is exit 4 with nothing else sent.  The legacy
+	 * primary's public area, which the session is salted to, comes
+	 * HMACed in the process session when a pin is set (the first Load
+	 * ends it); the persistent SRK is checked against its name as
+	 * unseal does (tpm2_srk_find). */
+	if (!sd->has_srk && tpm_trust_begin(t)) {
+		rc = e->code;
+		goto out;
+	}
 	if (read_pcrs(t, sd->bank, sd->pcrs, what, cur, e)) {
 		rc = e->code;
 		goto out;
@@ -549,7 +561,13 @@ static int cl_tpm2(struct tpm *t, const struct clevis_pin *p,
 		rc = err_set(e, EX_FAIL, "out of memory");
 		goto out;
 	}
-	/* The PCRs against the object's policy before anything loads. */
+	/* The PCRs against the object's policy before anything loads
+	 * (HMACed in the process session with a pin, as CreatePrimary's
+	 * answer; Load ends it). */
+	if (tpm_trust_begin(t)) {
+		rc = e->code;
+		goto out;
+	}
 	if (read_pcrs(t, p->pcr_bank, p->pcr_ids, what, cur, e)) {
 		rc = e->code;
 		goto out;
@@ -570,17 +588,15 @@ static int cl_tpm2(struct tpm *t, const struct clevis_pin *p,
 		rc = err_set(e, EX_FAIL, "%s: the primary's template", what);
 		goto out;
 	}
-	if (tpm_trust_begin(t)) {
-		rc = e->code;
-		goto out;
-	}
-	tpm_last(t);
 	if (tpm2_create_primary(t, TPM2_RH_OWNER, NULL, &tmpl, NULL, 0, &prim,
 				&ppub)) {
 		rc = err_prefix(e, "%s: making clevis' primary key", what);
 		goto out;
 	}
 	tpm2_auth_pw(&pa, NULL, 0);
+	/* the process session ends with Load or PolicyPCR */
+	if (!p->pcr_ids)
+		tpm_last(t);
 	if (tpm2_load(t, prim, ppub.name, ppub.namelen, &pa, &p->obj.priv,
 		      &p->obj.pub, &obj)) {
 		rc = err_prefix(e, "%s: loading the sealed JWK (a pin for "
@@ -599,6 +615,7 @@ static int cl_tpm2(struct tpm *t, const struct clevis_pin *p,
 		sel.b[0].alg = p->pcr_bank;
 		sel.b[0].mask = p->pcr_ids;
 		n = policy_pcr_digest(TPM2_ALG_SHA256, sub, pd);
+		tpm_last(t);
 		if (tpm2_policy_pcr(t, tpm2_session_handle(s), pd, n, &sel)) {
 			rc = rc_base(e->rc) == RC_VALUE ?
 			     err_set(e, EX_AUTH, "%s: the PCRs changed during "
