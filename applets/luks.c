@@ -6,12 +6,20 @@
 #include <string.h>
 
 #include "applet.h"
+#include "base/auth.h"
+#include "base/file.h"
 #include "base/hex.h"
+#include "base/run.h"
 #include "job/luks.h"
+#include "job/luksunlock.h"
 #include "tpm2/pcr.h"
 
 static const char usage[] =
 	"usage: luks list DEV [--json]\n"
+	"       luks unlock DEV [--token-id N] [--pin AUTH] [--signature "
+	"SIG.json]\n"
+	"                   [-o FILE [-f] | --open NAME]\n"
+	"       luks unlock --jwe FILE [-o FILE [-f]]\n"
 	"Read a LUKS2 header (a block device or an image file, read-only, no\n"
 	"cryptsetup needed) and list its keyslots and tokens; for each TPM\n"
 	"token (systemd-tpm2 from systemd-cryptenroll, clevis with its tpm2\n"
@@ -22,12 +30,48 @@ static const char usage[] =
 	"checked here).  Nothing is sent to the TPM before the header and\n"
 	"every token have been read.\n"
 	"  --json     the same as JSON\n"
-	"Exit 1 for a header or token that is malformed.\n";
+	"unlock: the volume's passphrase out of a TPM token (systemd-tpm2 of\n"
+	"systemd 252-258; clevis tpm2, and sss over tpm2 pins), each token\n"
+	"tried in turn, written to stdout without a newline:\n"
+	"  tpmbox luks unlock DEV | cryptsetup open --key-file=- DEV NAME\n"
+	"  --token-id N     that token only\n"
+	"  --pin AUTH       a systemd token's PIN (AUTH: file:, env:, str:;\n"
+	"                   default: asked on the terminal)\n"
+	"  --signature F    systemd's signed-policy JSON (tpm2_pubkey tokens)\n"
+	"  -o FILE          write it to FILE (mode 0600, atomically; -f\n"
+	"                   replaces one)\n"
+	"  --open NAME      run cryptsetup open --key-file=- DEV NAME, the\n"
+	"                   passphrase on its stdin\n"
+	"  --jwe FILE       a clevis JWE (clevis encrypt tpm2/sss): its\n"
+	"                   plaintext, as clevis decrypt gives it\n"
+	"Exit 1 for a header or token that is malformed or not for this TPM\n"
+	"(another SRK, a PCR bank it lacks, pcrlock, tang), 4 when the PCRs\n"
+	"or the PIN do not match, 5 in dictionary-attack lockout.\n";
 
-static const char shortopts[] = "";
+static const char shortopts[] = "o:f";
 static const struct option longopts[] = {
 	{"json", no_argument, NULL, 'j'},
+	{"token-id", required_argument, NULL, 't'},
+	{"pin", required_argument, NULL, 'P'},
+	{"signature", required_argument, NULL, 's'},
+	{"open", required_argument, NULL, 'O'},
+	{"jwe", required_argument, NULL, 'J'},
+	{"output", required_argument, NULL, 'o'},
+	{"force", no_argument, NULL, 'f'},
 	{NULL, 0, NULL, 0}
+};
+
+#define SIG_FILES 8
+
+struct unlock_opts {
+	int token;		/* -1: every TPM token */
+	const char *pin;	/* AUTH */
+	const char *sig[SIG_FILES];
+	int nsig;
+	const char *out;
+	int force;
+	const char *open;
+	const char *jwe;
 };
 
 static const char *const match_word[] = {
@@ -328,27 +372,254 @@ static int list(struct ctx *c, const char *dev, int json)
 	return 0;
 }
 
+/* The passphrase where it goes: stdout, -o FILE or cryptsetup's stdin. */
+static int deliver(struct ctx *c, const char *dev,
+		   const struct unlock_opts *o, const uint8_t *p, size_t n)
+{
+	char *argv[] = { "cryptsetup", "open", "--key-file=-", (char *)dev,
+			 (char *)o->open, NULL };
+
+	if (o->open)
+		return run_feed(argv, p, n, &c->e) ? ctx_fail(c) : 0;
+	return file_write_atomic(o->out ? o->out : "-", p, n,
+				 OUT_SECRET | (o->force ? OUT_FORCE : 0),
+				 &c->e) ? ctx_fail(c) : 0;
+}
+
+/* exit codes in the order one is worth telling over another */
+static int worth(int code)
+{
+	return code == EX_LOCKOUT ? 3 : code == EX_AUTH ? 2 : 1;
+}
+
+static int unlock_jwe(struct ctx *c, const struct unlock_opts *o)
+{
+	struct clevis *cl = calloc(1, sizeof(*cl));
+	uint8_t *text = NULL, *pass = NULL;
+	size_t n = 0, plen = 0;
+	struct tpm *t;
+	int rc;
+
+	/* Step 1: the JWE, before the TPM. */
+	if (!cl)
+		return ctx_usage(c, "out of memory");
+	if (file_read(o->jwe, 1 << 20, &text, &n, &c->e) ||
+	    clevis_parse_compact((const char *)text,
+				 strcspn((const char *)text, " \t\r\n"),
+				 o->jwe, cl, &c->e) ||
+	    luks_unlock_check_clevis(cl, o->jwe, &c->e)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if (ctx_out_new(c, o->force ? OUT_FORCE : 0, o->out)) {
+		rc = EX_USAGE;
+		goto out;
+	}
+	/* Step 2: its pins opened on the TPM, the plaintext written. */
+	if (!(t = ctx_tpm(c)) ||
+	    luks_unlock_clevis(t, cl, o->jwe, &pass, &plen, &c->e)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	rc = deliver(c, NULL, o, pass, plen);
+out:
+	if (pass) {
+		explicit_bzero(pass, plen);
+		free(pass);
+	}
+	clevis_free(cl);
+	free(cl);
+	free(text);
+	return rc;
+}
+
+static int unlock(struct ctx *c, const char *dev, const struct unlock_opts *o)
+{
+	struct luks_vol *v = malloc(sizeof(*v));
+	struct luks_unlock_in in;
+	char what[LUKS2_SLOTS][300], skip[LUKS2_SLOTS][512], pin[AUTH_MAX + 1];
+	int ok[LUKS2_SLOTS], i, n = 0, need = 0, np, rc = 0, best = 0;
+	struct tberr best_e;
+	uint8_t *pass = NULL;
+	size_t plen = 0, pinlen = 0;
+	struct tpm *t;
+
+	if (!v)
+		return ctx_usage(c, "out of memory");
+	memset(&in, 0, sizeof(in));
+	memset(&best_e, 0, sizeof(best_e));
+	in.sigpaths = o->sig;
+	in.nsig = o->nsig;
+	/* Step 1: the header and every token, before the TPM. */
+	if (luks_load(dev, v, &c->e)) {
+		free(v);
+		return ctx_fail(c);
+	}
+	/* Step 2: the tokens to try (the one named, or every TPM token),
+	 * each checked without the TPM. */
+	for (i = 0; i < v->n; i++) {
+		const struct luks_tok *tk = &v->tok[i];
+
+		ok[i] = 0;
+		skip[i][0] = 0;
+		snprintf(what[i], sizeof(what[i]), "%s: token %d (%s)", dev,
+			 tk->id, tk->t->type);
+		if (o->token >= 0 ? tk->id != o->token :
+		    tk->kind == LUKS_TOK_OTHER)
+			continue;
+		if (luks_unlock_check(tk, what[i], &in, &np, &c->e)) {
+			if (o->token >= 0 || !best ||
+			    worth(c->e.code) > worth(best)) {
+				best = c->e.code;
+				best_e = c->e;
+			}
+			snprintf(skip[i], sizeof(skip[i]), "%s", c->e.msg);
+			err_clear(&c->e);
+			continue;
+		}
+		ok[i] = 1;
+		n++;
+		need |= np;
+	}
+	if (!n) {
+		if (best) {
+			c->e = best_e;
+			rc = ctx_fail(c);
+		} else if (o->token >= 0) {
+			rc = ctx_usage(c, "%s has no token %d", dev, o->token);
+		} else {
+			err_set(&c->e, EX_FAIL, "%s has no TPM token "
+				"(systemd-tpm2 or clevis)", dev);
+			rc = ctx_fail(c);
+		}
+		goto out;
+	}
+	/* the tokens left out, told now that others are tried */
+	for (i = 0; i < v->n; i++)
+		if (skip[i][0])
+			fprintf(stderr, "tpmbox %s: note: %s\n", c->name,
+				skip[i]);
+	best = 0;
+	/* Step 3: the PIN (asked on the terminal when not given), the
+	 * output checked free. */
+	if (need && auth_text(o->pin, "PIN: ", pin, sizeof(pin), &pinlen,
+			      &c->e)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if (need) {
+		in.pin = pin;
+		in.pinlen = pinlen;
+	}
+	if (ctx_out_new(c, o->force ? OUT_FORCE : 0, o->out)) {
+		rc = EX_USAGE;
+		goto out;
+	}
+	/* Step 4: each token on the TPM until one opens. */
+	if (!(t = ctx_tpm(c))) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	for (i = 0; i < v->n; i++) {
+		if (!ok[i])
+			continue;
+		if (!luks_unlock_token(t, &v->tok[i], what[i], &in, &pass,
+				       &plen, &c->e))
+			break;
+		if (--n)
+			fprintf(stderr, "tpmbox %s: note: %s\n", c->name,
+				c->e.msg);
+		if (!best || worth(c->e.code) > worth(best)) {
+			best = c->e.code;
+			best_e = c->e;
+		}
+		err_clear(&c->e);
+	}
+	if (!pass) {
+		c->e = best_e;
+		rc = ctx_fail(c);
+		goto out;
+	}
+	/* Step 5: the passphrase where it goes. */
+	rc = deliver(c, dev, o, pass, plen);
+out:
+	if (pass) {
+		explicit_bzero(pass, plen);
+		free(pass);
+	}
+	explicit_bzero(pin, sizeof(pin));
+	luks_vol_free(v);
+	free(v);
+	return rc;
+}
+
 static int run(struct ctx *c, int argc, char **argv)
 {
-	int json = 0, o;
+	struct unlock_opts uo;
+	int json = 0, o, other = 0;
+	char *end;
+	long id;
 
+	memset(&uo, 0, sizeof(uo));
+	uo.token = -1;
 	while ((o = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (o) {
 		case 'j': json = 1; break;
+		case 't':
+			id = strtol(optarg, &end, 10);
+			if (!*optarg || *end || id < 0 || id >= LUKS2_SLOTS)
+				return ctx_usage(c, "--token-id: not a token "
+						 "id (0 to 31): '%s'", optarg);
+			uo.token = (int)id;
+			other = 1;
+			break;
+		case 'P': uo.pin = optarg; other = 1; break;
+		case 's':
+			if (uo.nsig == SIG_FILES)
+				return ctx_usage(c, "--signature: at most %d "
+						 "files", SIG_FILES);
+			uo.sig[uo.nsig++] = optarg;
+			other = 1;
+			break;
+		case 'O': uo.open = optarg; other = 1; break;
+		case 'J': uo.jwe = optarg; other = 1; break;
+		case 'o': uo.out = optarg; other = 1; break;
+		case 'f': uo.force = 1; other = 1; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
 	if (optind >= argc)
-		return ctx_usage(c, "expected a subcommand: list");
-	if (strcmp(argv[optind], "list"))
+		return ctx_usage(c, "expected a subcommand: list, unlock");
+	if (strcmp(argv[optind], "list") == 0) {
+		if (other)
+			return ctx_usage(c, "luks list takes only --json");
+		if (argc - optind != 2)
+			return ctx_usage(c, "expected: luks list DEV");
+		return list(c, argv[optind + 1], json);
+	}
+	if (strcmp(argv[optind], "unlock"))
 		return ctx_usage(c, "unknown subcommand '%s' (this version "
-				 "has: list)", argv[optind]);
+				 "has: list, unlock)", argv[optind]);
+	if (json)
+		return ctx_usage(c, "--json is for luks list");
+	if (uo.out && uo.open)
+		return ctx_usage(c, "-o and --open exclude each other");
+	if (uo.jwe) {
+		if (argc - optind != 1)
+			return ctx_usage(c, "--jwe takes no DEV");
+		if (uo.token >= 0 || uo.pin || uo.nsig || uo.open)
+			return ctx_usage(c, "--jwe takes only -o and -f");
+		return unlock_jwe(c, &uo);
+	}
 	if (argc - optind != 2)
-		return ctx_usage(c, "expected: luks list DEV");
-	return list(c, argv[optind + 1], json);
+		return ctx_usage(c, "expected: luks unlock DEV");
+	if (uo.force && !uo.out)
+		return ctx_usage(c, "-f is for -o");
+	return unlock(c, argv[optind + 1], &uo);
 }
 
 const struct applet applet_luks = {
-	"luks", "list a LUKS2 volume's TPM tokens (systemd, clevis)",
+	"luks", "list and unlock a LUKS2 volume's TPM tokens (systemd, "
+	"clevis)",
 	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

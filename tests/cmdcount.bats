@@ -130,3 +130,25 @@ count() {
 	assert_output --partial "ReadPublic"
 	[ "$output" != "StartAuthSession PCR_Read Create" ]
 }
+
+@test "cmdcount: luks unlock of a systemd-cryptenroll PCR 7 token sends 9 (systemd-cryptsetup 252's own path: 12)" {
+	command -v systemd-cryptenroll >/dev/null && command -v cryptsetup >/dev/null ||
+		skip "no systemd-cryptenroll or cryptsetup"
+	local img="$BATS_TEST_TMPDIR/sd7.img"
+	printf pw > "$BATS_TEST_TMPDIR/pw"
+	truncate -s 32M "$img"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
+		--pbkdf-force-iterations 1000 "$img" "$BATS_TEST_TMPDIR/pw"
+	PASSWORD=pw systemd-cryptenroll --tpm2-device=swtpm:path=$SWTPM_DIR/sock \
+		--tpm2-pcrs=7 "$img" >/dev/null 2>&1
+	tpm2_flushcontext -t >/dev/null 2>&1; tpm2_flushcontext -s >/dev/null 2>&1
+	# Measured with systemd-cryptsetup attach (tpm2-device=swtpm:...)
+	# on this token: Startup CreatePrimary Load StartAuthSession
+	# PCR_Read StartAuthSession PolicyPCR PolicyGetDigest Unseal and
+	# three FlushContext.  Here: the process session (pinned SRK) HMACs
+	# the PCR read and the legacy primary's CreatePrimary and ends with
+	# PolicyPCR; the digest is compared on the host (no PolicyGetDigest).
+	count luks-unlock "StartAuthSession PCR_Read CreatePrimary StartAuthSession Load PolicyPCR Unseal FlushContext FlushContext" \
+		luks unlock "$img"
+	tb luks unlock "$img" | cryptsetup open --test-passphrase --key-file=- "$img"
+}

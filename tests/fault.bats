@@ -100,6 +100,34 @@ prep_state() {
 			--token-id 0 --json-file "$FD/luks.tok" "$FD/luks.img" ||
 			rm -f "$FD/luks.img"
 	fi
+	# luks unlock's tokens, made for real by systemd-cryptenroll and
+	# clevis (again after clearall: the owner seed, so the legacy
+	# primary, changed)
+	if has_applet luks && [ -s "$FD/luks.img" ] &&
+	   command -v systemd-cryptenroll >/dev/null &&
+	   ! tb luks unlock "$FD/sd.img" >/dev/null 2>&1; then
+		tpm2_flushcontext -t >/dev/null 2>&1
+		tpm2_flushcontext -s >/dev/null 2>&1
+		tpm2_flushcontext -l >/dev/null 2>&1
+		cp "$FD/luks.img" "$FD/sd.img"
+		cryptsetup token remove --token-id 0 "$FD/sd.img"
+		PASSWORD=pw systemd-cryptenroll \
+			--tpm2-device=swtpm:path=$SWTPM_DIR/sock \
+			--tpm2-pcrs=7 "$FD/sd.img" >/dev/null 2>&1 ||
+			rm -f "$FD/sd.img"
+		tpm2_flushcontext -t >/dev/null 2>&1
+		tpm2_flushcontext -s >/dev/null 2>&1
+		tpm2_flushcontext -l >/dev/null 2>&1
+	fi
+	if has_applet luks && command -v clevis >/dev/null &&
+	   ! tb luks unlock --jwe "$FD/cl.jwe" >/dev/null 2>&1; then
+		TPM2TOOLS_TCTI=swtpm:path=$SWTPM_DIR/sock clevis encrypt tpm2 \
+			'{"pcr_ids":"7"}' < "$FD/data32" > "$FD/cl.jwe" \
+			2>/dev/null || rm -f "$FD/cl.jwe"
+		tpm2_flushcontext -t >/dev/null 2>&1
+		tpm2_flushcontext -s >/dev/null 2>&1
+		tpm2_flushcontext -l >/dev/null 2>&1
+	fi
 	# reseal-escrow's old blob: sealed to a PCR 0 value it never has,
 	# so it never unseals (exit 4) and reseal takes the escrow copy.
 	# Made again after clearall: under another SRK, unseal would stop
@@ -430,6 +458,17 @@ recipe() {
 		# unknown: exit 0, the reason in a note (slow_one)
 		FAILRC=0
 		ARGS=(luks list "$FD/luks.img" --json) ;;
+	luks-unlock-sd)
+		# systemd-cryptenroll's PCR 7 token: the legacy primary, Load,
+		# the salted policy session, Unseal
+		[ -s "$FD/sd.img" ] || return 2
+		OUT=$FD/out; ARGS=(luks unlock "$FD/sd.img" -o "$OUT" -f)
+		CHECK='cryptsetup open --test-passphrase --key-file="$OUT" "$FD/sd.img"' ;;
+	luks-unlock-clevis)
+		# clevis encrypt tpm2 (PCR 7): the JWK unsealed, the JWE opened
+		[ -s "$FD/cl.jwe" ] || return 2
+		OUT=$FD/out; ARGS=(luks unlock --jwe "$FD/cl.jwe" -o "$OUT" -f)
+		CHECK='cmp "$OUT" "$FD/data32"' ;;
 	*) return 1 ;;
 	esac
 	return 0
@@ -450,6 +489,8 @@ applets() {
 		[ -s "$FD/orblob" ] && echo unseal-or
 		[ -s "$FD/sigblob" ] && echo unseal-sig
 		[ -s "$FD/pk.key" ] && echo sign-pcr
+		[ -s "$FD/sd.img" ] && echo luks-unlock-sd
+		[ -s "$FD/cl.jwe" ] && echo luks-unlock-clevis
 		# clears the TPM before each run, as clearall does
 		echo takeown-provision
 		has_applet clearall && echo clearall

@@ -124,5 +124,14 @@ int clevis_parse_token(const struct json *tok, const char *what,
 int clevis_parse_compact(const char *s, size_t n, const char *what,
 			 struct clevis *c, struct tberr *e);
 void clevis_free(struct clevis *c);
+/* Whether pin p's JWE is one unlocking reads: alg "dir", enc "A256GCM"
+ * (exit 1 naming the other one). */
+int clevis_jwe_check(const struct clevis_pin *p, const char *what,
+		     struct tberr *e);
+/* The key of the JWK a tpm2 pin unseals ({"alg":"A256GCM","k":B64URL},
+ * kty "oct" when present, a trailing newline allowed): exit 1 unless k
+ * is 32 bytes. */
+int clevis_jwk_key(const uint8_t *text, size_t n, const char *what,
+		   uint8_t key[32], struct tberr *e);
 
 #endif

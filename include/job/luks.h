@@ -13,6 +13,8 @@
 #include "fmt/luks2.h"
 #include "fmt/luks2tok.h"
 
+struct pcr_vals;
+
 struct tpm;
 
 enum { LUKS_TOK_OTHER = 0, LUKS_TOK_SYSTEMD, LUKS_TOK_CLEVIS };
@@ -52,5 +54,12 @@ int luks_load_mem(const uint8_t *p, size_t n, const char *what,
  * and one PCR_Read of every PCR any token names. */
 int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e);
 void luks_vol_free(struct luks_vol *v);
+/* The policy digest (halg) d, holding the digest so far (zeros, or
+ * PolicyAuthorize's), extended by PolicyPCR over bank:mask with their
+ * values out of all (when mask; sub is room for them) and PolicyAuthValue
+ * (when pin).  Returns its size, 0 when a value is missing. */
+size_t luks_policy_expect(uint16_t halg, uint16_t bank, uint32_t mask,
+			  int pin, const struct pcr_vals *all,
+			  struct pcr_vals *sub, uint8_t *d);
 
 #endif

@@ -103,6 +103,8 @@ int seal_write(struct escrow *esc, char **pem, size_t *pemlen,
 	       int show_code, int force, struct tberr *e);
 
 struct polsig;
+struct polsig_entry;
+struct tpm2_ticket;
 #define UNSEAL_SIG_FILES 8	/* --signature files */
 /* A blob read for unsealing. */
 struct unseal_job {
@@ -129,6 +131,28 @@ int unseal_check(struct unseal_job *j, const char *name, const char *text,
  * entry is by that signer for that bank. */
 int unseal_signatures(struct unseal_job *j, const char *const *paths, int n,
 		      struct tberr *e);
+/* The signed-policy steps unseal and luks unlock share.  Read the
+ * signature files paths[0..n) (systemd's JSON, fmt/polsig.h) and keep in
+ * out the entries by signer for bank (name for messages).  Exit 3 for an
+ * unreadable file, 1 for a malformed one, 4 when no entry is by that
+ * signer for that bank. */
+int signed_policies_read(const char *const *paths, int n,
+			 const struct tpm2_public *signer, uint16_t bank,
+			 const char *name, struct polsig *out,
+			 struct tberr *e);
+/* The entry of sigs whose PCR values are the TPM's now (one PCR_Read):
+ * its PolicyPCR branch (selection and values) in *br, the entry in *x.
+ * Exit 4 naming the signed PCR sets when none matches. */
+int signed_policy_pick(struct tpm *t, const struct polsig *sigs,
+		       uint16_t bank, const char *name,
+		       struct policy_branch *br,
+		       const struct polsig_entry **x, struct tberr *e);
+/* The TPM's check of x's signature: signer loaded in the owner hierarchy,
+ * TPM2_VerifySignature over SHA-256(pol || empty policyRef) into *tk,
+ * the key flushed.  Exit 4 when the signature does not verify. */
+int signed_policy_ticket(struct tpm *t, const struct tpm2_public *signer,
+			 const struct polsig_entry *x, const char *name,
+			 struct tpm2_ticket *tk, struct tberr *e);
 /* Unseal on t: the SRK the blob names (and the pin), a session salted to
  * it with the response encrypted, the policy (run again on
  * TPM_RC_PCR_CHANGED), TPM2_Unseal, and the bulk data's decryption.

@@ -25,6 +25,9 @@ struct tpm;
  * otherwise, 3 when unreadable. */
 int signer_pub_read(const char *path, struct tpm2_public *k,
 		    const char *from, struct tberr *e);
+/* The same from data[0..n) (path: how messages name it, after from). */
+int signer_pub_parse(const uint8_t *data, size_t n, struct tpm2_public *k,
+		     const char *from, const char *path, struct tberr *e);
 /* Whether k (say, from a blob) is a signer public area of the form above. */
 int signer_pub_valid(const struct tpm2_public *k);
 /* systemd's pkfp of k (pk_fingerprint).  -1 on failure. */

@@ -673,3 +673,65 @@ void clevis_free(struct clevis *c)
 	}
 	c->n = 0;
 }
+
+int clevis_jwe_check(const struct clevis_pin *p, const char *what,
+		     struct tberr *e)
+{
+	if (strcmp(p->alg, "dir"))
+		return err_set(e, EX_FAIL, "%s: the %s pin's JWE has alg "
+			       "\"%s\"; clevis writes \"dir\", the only one "
+			       "read here", what, p->name, p->alg);
+	if (strcmp(p->enc, "A256GCM"))
+		return err_set(e, EX_FAIL, "%s: the %s pin's JWE has enc "
+			       "\"%s\"; clevis writes \"A256GCM\", the only "
+			       "one read here", what, p->name, p->enc);
+	return 0;
+}
+
+int clevis_jwk_key(const uint8_t *text, size_t n, const char *what,
+		   uint8_t key[32], struct tberr *e)
+{
+	const struct json *j;
+	struct json *jwk;
+	uint8_t *k = NULL;
+	size_t kl = 0;
+	int rc;
+
+	/* the trailing newline clevis' tpm2 pin seals with it */
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+		n--;
+	if (json_parse((const char *)text, n, &jose_limits, what, &jwk, e))
+		return err_set(e, EX_FAIL, "%s: the unsealed JWK is not valid "
+			       "JSON", what);
+	rc = EX_FAIL;
+	if (jwk->type != JSON_OBJ) {
+		bad(e, what, "the unsealed JWK", "is not an object");
+		goto out;
+	}
+	j = json_get(jwk, "kty");
+	if (j && (j->type != JSON_STR || strcmp(j->s, "oct"))) {
+		bad(e, what, "the unsealed JWK's kty", "is not \"oct\"");
+		goto out;
+	}
+	j = json_get(jwk, "alg");
+	if (j && (j->type != JSON_STR || strcmp(j->s, "A256GCM"))) {
+		bad(e, what, "the unsealed JWK's alg", "is not \"A256GCM\"");
+		goto out;
+	}
+	if (b64_member(json_get(jwk, "k"), 1, what, "the unsealed JWK's k",
+		       &k, &kl, e))
+		goto out;
+	if (kl != 32) {
+		bad(e, what, "the unsealed JWK's k", "is not a 256-bit key");
+		goto out;
+	}
+	memcpy(key, k, 32);
+	rc = 0;
+out:
+	if (k) {
+		explicit_bzero(k, kl);
+		free(k);
+	}
+	json_free(jwk);
+	return rc;
+}

@@ -111,11 +111,9 @@ static int allocated(const struct pcr_sel *alloc, uint16_t bank,
 	return 0;
 }
 
-/* The policy digest (halg) of PolicyPCR over bank:mask with the values
- * read (when mask), then PolicyAuthValue (when pin), from zeros. */
-static size_t expect(uint16_t halg, uint16_t bank, uint32_t mask, int pin,
-		     const struct pcr_vals *all, struct pcr_vals *sub,
-		     uint8_t *d)
+size_t luks_policy_expect(uint16_t halg, uint16_t bank, uint32_t mask,
+			  int pin, const struct pcr_vals *all,
+			  struct pcr_vals *sub, uint8_t *d)
 {
 	size_t hs = hash_size(halg), n;
 	uint8_t pd[TPM2_MAX_DIGEST];
@@ -124,7 +122,7 @@ static size_t expect(uint16_t halg, uint16_t bank, uint32_t mask, int pin,
 
 	if (!hs)
 		return 0;
-	memset(d, 0, hs);
+	/* d holds the digest so far: zeros, or PolicyAuthorize's */
 	if (mask) {
 		memset(&sel, 0, sizeof(sel));
 		sel.n = 1;
@@ -208,8 +206,9 @@ int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e)
 			const struct sdtpm2 *s = tk->sd;
 
 			/* systemd's policy session is SHA-256 */
-			n = expect(TPM2_ALG_SHA256, s->bank, s->pcrs, s->pin,
-				   all, sub, d);
+			memset(d, 0, sizeof(d));
+			n = luks_policy_expect(TPM2_ALG_SHA256, s->bank,
+					       s->pcrs, s->pin, all, sub, d);
 			tk->match[0] = LUKS_MATCH_YES;
 			for (k = 0; k < s->npolicy; k++)
 				if (verdict(d, n, s->policy[k],
@@ -221,8 +220,10 @@ int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e)
 
 			if (p->kind != CLEVIS_TPM2 || tk->match[k])
 				continue;
-			n = expect(p->obj.pub.name_alg, p->pcr_bank,
-				   p->pcr_ids, 0, all, sub, d);
+			memset(d, 0, sizeof(d));
+			n = luks_policy_expect(p->obj.pub.name_alg,
+					       p->pcr_bank, p->pcr_ids, 0,
+					       all, sub, d);
 			/* without PCRs clevis leaves the policy empty */
 			tk->match[k] = !p->pcr_ids && !p->obj.pub.policylen ?
 				       LUKS_MATCH_YES :

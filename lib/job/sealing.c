@@ -794,27 +794,21 @@ int unseal_check(struct unseal_job *j, const char *name, const char *text,
 	return 0;
 }
 
-int unseal_signatures(struct unseal_job *j, const char *const *paths, int n,
-		      struct tberr *e)
+int signed_policies_read(const char *const *paths, int n,
+			 const struct tpm2_public *signer, uint16_t bank,
+			 const char *name, struct polsig *out,
+			 struct tberr *e)
 {
 	struct polsig *all = calloc(1, sizeof(*all));
 	uint8_t fp[32], *text = NULL;
 	size_t tlen;
 	int i, m, other_bank = 0, rc = 0;
 
-	if (!all || !(j->sigs = calloc(1, sizeof(*j->sigs)))) {
-		free(all);
+	memset(out, 0, sizeof(*out));
+	if (!all)
 		return err_set(e, EX_FAIL, "out of memory");
-	}
-	if (!j->k.authorized && n)
-		rc = err_set(e, EX_USAGE, "%s was not sealed with "
-			     "--authorized-by; drop --signature", j->name);
-	else if (j->k.authorized && !n)
-		rc = err_set(e, EX_USAGE, "%s is sealed to policies signed by "
-			     "a key (seal --authorized-by): give --signature "
-			     "SIG.json", j->name);
-	else if (n && signer_fingerprint(&j->signer, fp))
-		rc = err_set(e, EX_FAIL, "%s: blob: bad signer key", j->name);
+	if (signer_fingerprint(signer, fp))
+		rc = err_set(e, EX_FAIL, "%s: bad signer key", name);
 	for (i = 0; !rc && i < n; i++) {
 		if (file_read(paths[i], 1 << 20, &text, &tlen, e) ||
 		    polsig_parse((const char *)text, tlen, paths[i], all, e)) {
@@ -828,33 +822,53 @@ int unseal_signatures(struct unseal_job *j, const char *const *paths, int n,
 
 			if (memcmp(x->pkfp, fp, 32))
 				continue;
-			if (x->bank != j->k.signer_bank) {
+			if (x->bank != bank) {
 				other_bank = 1;
 				continue;
 			}
-			if (j->sigs->n < POLSIG_MAX)
-				j->sigs->e[j->sigs->n++] = *x;
+			if (out->n < POLSIG_MAX)
+				out->e[out->n++] = *x;
 		}
 	}
 	free(text);
 	free(all);
-	if (!rc && n && !j->sigs->n) {
+	if (!rc && !out->n) {
 		rc = err_set(e, EX_AUTH, "%s: no signed policy in %s%s is by "
-			     "the key %s was sealed to%s%s", j->name, paths[0],
-			     n > 1 ? " and the others" : "", j->name,
+			     "the key it was sealed to%s%s", name, paths[0],
+			     n > 1 ? " and the others" : "",
 			     other_bank ? " for the PCR bank " : "",
-			     other_bank ? alg_name(j->k.signer_bank) : "");
-		err_hint(e, "the signatures must come from the key given to "
-			 "seal --authorized-by");
+			     other_bank ? alg_name(bank) : "");
+		err_hint(e, "the signatures must come from the key it was "
+			 "sealed to (seal --authorized-by, "
+			 "systemd-cryptenroll --tpm2-public-key)");
 	}
 	return rc;
 }
 
+int unseal_signatures(struct unseal_job *j, const char *const *paths, int n,
+		      struct tberr *e)
+{
+	if (!(j->sigs = calloc(1, sizeof(*j->sigs))))
+		return err_set(e, EX_FAIL, "out of memory");
+	if (!j->k.authorized && n)
+		return err_set(e, EX_USAGE, "%s was not sealed with "
+			       "--authorized-by; drop --signature", j->name);
+	if (j->k.authorized && !n)
+		return err_set(e, EX_USAGE, "%s is sealed to policies signed "
+			       "by a key (seal --authorized-by): give "
+			       "--signature SIG.json", j->name);
+	if (!n)
+		return 0;
+	return signed_policies_read(paths, n, &j->signer, j->k.signer_bank,
+				    j->name, j->sigs, e);
+}
+
 /* A signed policy whose PCR values are the TPM's now: its PolicyPCR
  * branch (selection and values) in *br, the entry in *x. */
-static int pick_signature(struct tpm *t, struct unseal_job *j,
-			  struct policy_branch *br,
-			  const struct polsig_entry **x, struct tberr *e)
+int signed_policy_pick(struct tpm *t, const struct polsig *sigs,
+		       uint16_t bank, const char *name,
+		       struct policy_branch *br,
+		       const struct polsig_entry **x, struct tberr *e)
 {
 	struct pcr_vals *cur = malloc(sizeof(*cur));
 	struct pcr_sel u;
@@ -866,17 +880,17 @@ static int pick_signature(struct tpm *t, struct unseal_job *j,
 		return err_set(e, EX_FAIL, "out of memory");
 	memset(&u, 0, sizeof(u));
 	u.n = 1;
-	u.b[0].alg = j->k.signer_bank;
-	for (i = 0; i < j->sigs->n; i++)
-		u.b[0].mask |= j->sigs->e[i].pcrs;
+	u.b[0].alg = bank;
+	for (i = 0; i < sigs->n; i++)
+		u.b[0].mask |= sigs->e[i].pcrs;
 	if (u.b[0].mask && tpm2_pcr_read(t, &u, cur)) {
 		free(cur);
 		return e->code ? e->code : EX_FAIL;
 	}
 	if (!u.b[0].mask)
 		cur->n = 0;
-	for (i = 0; i < j->sigs->n; i++) {
-		const struct polsig_entry *s = &j->sigs->e[i];
+	for (i = 0; i < sigs->n; i++) {
+		const struct polsig_entry *s = &sigs->e[i];
 
 		memset(br, 0, sizeof(*br));
 		br->sel.n = 1;
@@ -908,7 +922,7 @@ static int pick_signature(struct tpm *t, struct unseal_job *j,
 	}
 	rc = err_set(e, EX_AUTH, "%s: the PCRs match none of the %d signed "
 		     "policies (their PCRs %s differ from every signed set of "
-		     "values)", j->name, j->sigs->n, sets);
+		     "values)", name, sigs->n, sets);
 	err_hint(e, "get a signature for this state from whoever signs "
 		 "(tpmbox policysign, systemd-measure sign)");
 out:
@@ -919,9 +933,9 @@ out:
 /* The signed policy the TPM checks: the signer loaded in the owner
  * hierarchy, its signature over SHA-256(pol || empty policyRef) verified
  * into *tk. */
-static int signature_ticket(struct tpm *t, struct unseal_job *j,
-			    const struct polsig_entry *x,
-			    struct tpm2_ticket *tk, struct tberr *e)
+int signed_policy_ticket(struct tpm *t, const struct tpm2_public *signer,
+			 const struct polsig_entry *x, const char *name,
+			 struct tpm2_ticket *tk, struct tberr *e)
 {
 	uint8_t ahash[32];
 	uint32_t h = 0;
@@ -929,13 +943,13 @@ static int signature_ticket(struct tpm *t, struct unseal_job *j,
 
 	if (!x || hash_buf(TPM2_ALG_SHA256, x->pol, sizeof(x->pol), ahash))
 		return err_set(e, EX_FAIL, "hashing the policy failed");
-	if (tpm2_load_external(t, &j->signer, TPM2_RH_OWNER, &h))
-		return err_prefix(e, "%s: loading the signer's key", j->name);
-	rc = tpm2_verify_signature(t, h, j->signer.name, j->signer.namelen,
-				   &j->signer, ahash, sizeof(ahash), x->sig,
+	if (tpm2_load_external(t, signer, TPM2_RH_OWNER, &h))
+		return err_prefix(e, "%s: loading the signer's key", name);
+	rc = tpm2_verify_signature(t, h, signer->name, signer->namelen,
+				   signer, ahash, sizeof(ahash), x->sig,
 				   x->siglen, tk);
 	if (rc)
-		err_prefix(e, "%s", j->name);
+		err_prefix(e, "%s", name);
 	tpm2_flush(t, h);
 	return rc;
 }
@@ -1031,8 +1045,9 @@ static int policy_unseal(struct tpm *t, struct unseal_job *j,
 	if (k->authorized) {
 		if (!(sbr = malloc(sizeof(*sbr))))
 			return err_set(e, EX_FAIL, "out of memory");
-		if (pick_signature(t, j, sbr, &x, e) ||
-		    signature_ticket(t, j, x, &tk, e)) {
+		if (signed_policy_pick(t, j->sigs, j->k.signer_bank, j->name,
+				       sbr, &x, e) ||
+		    signed_policy_ticket(t, &j->signer, x, j->name, &tk, e)) {
 			free(sbr);
 			return e->code;
 		}

@@ -32,14 +32,25 @@ static void signer_template(struct tpm2_public *k, uint16_t type)
 int signer_pub_read(const char *path, struct tpm2_public *k,
 		    const char *from, struct tberr *e)
 {
-	struct vkey *vk = NULL;
 	uint8_t *data = NULL;
-	size_t n, xl = 0, yl = 0;
-	uint32_t exp = 0;
+	size_t n;
 	int rc;
 
 	if (file_read(path, 1 << 16, &data, &n, e))
 		return err_prefix(e, "%s", from);
+	rc = signer_pub_parse(data, n, k, from, path, e);
+	free(data);
+	return rc;
+}
+
+int signer_pub_parse(const uint8_t *data, size_t n, struct tpm2_public *k,
+		     const char *from, const char *path, struct tberr *e)
+{
+	struct vkey *vk = NULL;
+	size_t xl = 0, yl = 0;
+	uint32_t exp = 0;
+	int rc;
+
 	if ((rc = vkey_parse(data, n, &vk, e))) {
 		err_prefix(e, "%s %s", from, path);
 		goto out;
@@ -66,7 +77,6 @@ int signer_pub_read(const char *path, struct tpm2_public *k,
 			     "P-256 public key", from, path);
 out:
 	vkey_free(vk);
-	free(data);
 	return rc;
 }
 
