@@ -1,6 +1,7 @@
 /* The clevis token reader (lib/fmt/luks2tok.c): first byte odd, the
  * input is a compact JWE (what sss nests, what clevis encrypt writes);
- * even, the token's JSON text. */
+ * a multiple of 4, the token's JSON text; else the JWK a tpm2 pin
+ * unseals (what the TPM answers, luks unlock). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)clevis_parse_compact((const char *)data + 1, size - 1,
 					   "fuzz", c, &e);
 		clevis_free(c);
+	} else if (data[0] & 2) {
+		uint8_t key[32];
+
+		(void)clevis_jwk_key(data + 1, size - 1, "fuzz", key, &e);
 	} else if (json_parse((const char *)data + 1, size - 1, &lim, "fuzz",
 			      &j, &e) == 0) {
 		(void)clevis_parse_token(j, "fuzz", c, &e);
