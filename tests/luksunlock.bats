@@ -23,7 +23,19 @@ mkimg() {	# PATH: a fresh LUKS2 image with passphrase "pw" in keyslot 0
 }
 
 setup_file() {
-	command -v cryptsetup >/dev/null || skip "no cryptsetup"
+	# the small builds leave luks out (the Makefile's TINY_OMIT): every
+	# test skips (bats 1.8 cannot skip in setup_file)
+	if ! "$TPMBOX" --list | grep -q '^luks '; then
+		export LUKS_ABSENT=1
+		return 0
+	fi
+	# the oracles: make check installs them (install-deps.sh), so a
+	# missing one fails here instead of skipping
+	local tool
+	for tool in cryptsetup systemd-cryptenroll clevis; do
+		command -v "$tool" >/dev/null ||
+			{ echo "$tool is not installed (make check installs it)"; return 1; }
+	done
 	swtpm_start
 	D=$BATS_FILE_TMPDIR/lu
 	export D
@@ -31,40 +43,41 @@ setup_file() {
 	printf pw > "$D/pw"
 	mkimg "$D/base.img"
 	local enroll="systemd-cryptenroll --tpm2-device=swtpm:path=$SWTPM_DIR/sock"
-	if command -v systemd-cryptenroll >/dev/null; then
-		cp "$D/base.img" "$D/sd7.img"
-		PASSWORD=pw $enroll --tpm2-pcrs=7 "$D/sd7.img" >/dev/null 2>&1 ||
-			return 1
-		flush
-		cp "$D/base.img" "$D/sdpin.img"
-		PASSWORD=pw NEWPIN=1234 $enroll --tpm2-pcrs=0+7 \
-			--tpm2-with-pin=yes "$D/sdpin.img" >/dev/null 2>&1 ||
-			return 1
-		flush
-		cp "$D/base.img" "$D/sdnone.img"
-		PASSWORD=pw $enroll --tpm2-pcrs= "$D/sdnone.img" \
-			>/dev/null 2>&1 || return 1
-		flush
-	fi
-	if command -v clevis >/dev/null && clevis luks bind -h 2>&1 | grep -q -- -y; then
-		cp "$D/base.img" "$D/cl.img"
-		clevis luks bind -y -d "$D/cl.img" -k "$D/pw" tpm2 \
-			'{"pcr_ids":"7"}' >/dev/null 2>&1 || return 1
-		flush
-		printf 'plain secret' > "$D/secret"
-		clevis encrypt tpm2 '{}' < "$D/secret" > "$D/tpm2.jwe" || return 1
-		flush
-		clevis encrypt sss '{"t":1,"pins":{"tpm2":[{"pcr_ids":"7"},{}]}}' \
-			< "$D/secret" > "$D/sss1.jwe" || return 1
-		flush
-		clevis encrypt sss '{"t":2,"pins":{"tpm2":[{"pcr_ids":"7"},{}]}}' \
-			< "$D/secret" > "$D/sss2.jwe" || return 1
-		flush
-	fi
+	cp "$D/base.img" "$D/sd7.img"
+	PASSWORD=pw $enroll --tpm2-pcrs=7 "$D/sd7.img" >/dev/null 2>&1 ||
+		return 1
+	flush
+	cp "$D/base.img" "$D/sdpin.img"
+	PASSWORD=pw NEWPIN=1234 $enroll --tpm2-pcrs=0+7 \
+		--tpm2-with-pin=yes "$D/sdpin.img" >/dev/null 2>&1 ||
+		return 1
+	flush
+	cp "$D/base.img" "$D/sdnone.img"
+	PASSWORD=pw $enroll --tpm2-pcrs= "$D/sdnone.img" \
+		>/dev/null 2>&1 || return 1
+	flush
+	cp "$D/base.img" "$D/cl.img"
+	clevis luks bind -y -d "$D/cl.img" -k "$D/pw" tpm2 \
+		'{"pcr_ids":"7"}' >/dev/null 2>&1 || return 1
+	flush
+	printf 'plain secret' > "$D/secret"
+	clevis encrypt tpm2 '{}' < "$D/secret" > "$D/tpm2.jwe" || return 1
+	flush
+	clevis encrypt sss '{"t":1,"pins":{"tpm2":[{"pcr_ids":"7"},{}]}}' \
+		< "$D/secret" > "$D/sss1.jwe" || return 1
+	flush
+	clevis encrypt sss '{"t":2,"pins":{"tpm2":[{"pcr_ids":"7"},{}]}}' \
+		< "$D/secret" > "$D/sss2.jwe" || return 1
+	flush
 }
-teardown_file() { swtpm_stop; }
+teardown_file() { [ -z "${SWTPM_DIR:-}" ] || swtpm_stop; }
 
-need() { [ -s "$D/$1" ] || skip "$1 was not made (no enroller here)"; }
+setup() {
+	[ -z "${LUKS_ABSENT:-}" ] ||
+		skip "luks is not in this build (make tiny leaves it out)"
+}
+
+need() { [ -s "$D/$1" ] || { echo "$1 was not made in setup_file"; false; }; }
 
 # unlock IMG [ARGS]: the passphrase cryptsetup accepts
 opens() {
@@ -115,21 +128,21 @@ da_count() { tb info | sed -n 's/^dictionary attack: \([0-9]*\) failures.*/\1/p'
 	[ "$after" -eq $((before + 1)) ]
 	# the TPM's own count (tpm2-tools) agrees
 	tpm2_getcap properties-variable | grep -q "TPM2_PT_LOCKOUT_COUNTER: 0x$after"
-	tb dalock --help >/dev/null 2>&1 && tb dalock reset >/dev/null 2>&1 || true
+	tb dalock --reset >/dev/null
+	[ "$(da_count)" = 0 ]
 }
 
 @test "luks unlock: systemd signed policy (systemd-measure sign): --signature opens it, without it exit 2" {
 	need sd7.img
 	local M=/usr/lib/systemd/systemd-measure
-	[ -x "$M" ] || skip "no systemd-measure"
+	[ -x "$M" ] || { echo "no $M (make check installs systemd)"; false; }
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 \
 		-out "$D/sign.key" 2>/dev/null
 	openssl pkey -in "$D/sign.key" -pubout -out "$D/sign.pub"
 	printf kernel > "$D/linux"
 	$M sign --tpm2-device=swtpm:path=$SWTPM_DIR/sock --linux="$D/linux" \
 		--bank=sha256 --private-key="$D/sign.key" \
-		--public-key="$D/sign.pub" > "$D/sig.json" 2>/dev/null ||
-		skip "systemd-measure sign failed here"
+		--public-key="$D/sign.pub" > "$D/sig.json"
 	flush
 	cp "$D/base.img" "$D/sdsig.img"
 	PASSWORD=pw systemd-cryptenroll --tpm2-device=swtpm:path=$SWTPM_DIR/sock \
