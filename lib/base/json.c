@@ -300,6 +300,8 @@ static int jp_members(struct jp *p, int depth, struct json *j, int obj)
 				return jp_fail(p, "expected a member name");
 			if (jp_string(p, &key, &klen))
 				return p->rc;
+			if (!key)	/* (jp_string sets it when it succeeds) */
+				return jp_nomem(p);
 			for (k = j->kid; k; k = k->next)
 				if (k->key && strcmp(k->key, key) == 0) {
 					free(key);

@@ -459,12 +459,10 @@ static int sss_pin(struct clevis *c, int me, const struct json *cfg,
 	if ((size_t)p->t > j->n)
 		return bad(e, what, "clevis.sss.t", "is more than its pins");
 	for (k = j->kid; k; k = k->next) {
-		const char *dot;
-
 		if (k->type != JSON_STR)
 			return bad(e, what, "clevis.sss.jwe", "holds something "
 				   "that is not a compact JWE");
-		if (!(dot = memchr(k->s, '.', k->slen)))
+		if (!memchr(k->s, '.', k->slen))
 			return bad(e, what, "clevis.sss.jwe", "holds something "
 				   "that is not a compact JWE");
 		/* the whole compact JWE, read by the nested pin */

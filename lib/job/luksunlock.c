@@ -445,6 +445,7 @@ static int sd_unlock(struct tpm *t, const struct sdtpm2 *sd, const char *what,
 			rc = e->code;
 			goto out;
 		}
+		n = 0;
 		rc = sd_unseal_part(t, sd, i, what, srk, s, cur, sg, auth,
 				    authlen, secret + slen, &n, e);
 		/* Unseal ended the session (continueSession clear) */

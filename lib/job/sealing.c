@@ -446,8 +446,8 @@ int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 	struct tpm2_session *ss;
 	struct srk_want want;
 	struct tpm2_auth a;
-	struct pcr_sel alloc;
-	unsigned npcrs;
+	struct pcr_sel alloc = { 0 };
+	unsigned npcrs = 0;
 	uint8_t key[32];
 	int i, rsa = 0, rc = 0;
 
