@@ -168,6 +168,11 @@ demo-deps:
 check: deps
 	@$(MAKE) --no-print-directory $(BIN) unit-bin tiny
 	@$(MAKE) --no-print-directory tiny-initramfs
+	@# the builds for boards' CPUs, run under qemu-user (tests/run-all.sh)
+	@[ -n "$$CHECK_QUICK" ] && [ -z "$$CHECK_CROSS" ] || \
+	 for a in $(CROSS_ARCHES); do \
+		$(MAKE) --no-print-directory tiny tiny-initramfs ARCH=$$a || exit 1; \
+	 done
 	@TPMBOX=$(abspath $(BIN)) TPMBOX_TINY=$(abspath $(TINY_BIN)) \
 		TPMBOX_INITRAMFS=$(abspath $(INITRAMFS_BIN)) \
 		BUILD=$(BUILD) bash tests/run-all.sh
