@@ -186,8 +186,15 @@ demo: demo-deps
 freshcheck:
 	@bash tests/helpers/freshcheck.sh
 
+# (and the builds for boards' CPUs: their sizes and cost under qemu-user)
 bench: $(BIN) tiny
-	@TPMBOX=$(abspath $(BIN)) TPMBOX_TINY=$(abspath $(TINY_BIN)) bash bench/bench.sh
+	@$(MAKE) --no-print-directory tiny-initramfs
+	@for a in $(CROSS_ARCHES); do \
+		$(MAKE) --no-print-directory tiny tiny-initramfs ARCH=$$a || exit 1; \
+	 done
+	@TPMBOX=$(abspath $(BIN)) TPMBOX_TINY=$(abspath $(TINY_BIN)) \
+		TPMBOX_INITRAMFS=$(abspath $(INITRAMFS_BIN)) TPMBOX_CROSS_DIR=$(CURDIR) \
+		bash bench/bench.sh
 
 # The binary goes on PATH; the applet links go to a libexec directory of
 # their own, where no name can replace another package's file (GNU info's
