@@ -465,6 +465,8 @@ fi
 # and seal+unseal, as ratios to the x86-64 small build's.  That is the
 # cost of emulation here (qemu translating every instruction, the swtpm
 # on this machine), not the speed of any board.
+# (TPMBOX_CROSS_DIR: where tpmbox-tiny-ARCH are; BENCH_CROSS_ARCHES: some
+# of them only)
 CROSS_DIR=${TPMBOX_CROSS_DIR:-}
 cross_bench() {
 	local a bin ibin q g s g0 s0 isz
@@ -481,7 +483,7 @@ cross_bench() {
 	[ -z "${TPMBOX_INITRAMFS:-}" ] || isz=$(stat -c %s "$TPMBOX_INITRAMFS")
 	printf '%-9s %10s %12s %13s %7s %15s %7s\n' x86-64 "$(stat -c %s "$TINY")" \
 		"$isz" "$(ms "$g0")" 1.000 "$(ms "$s0")" 1.000
-	for a in $CROSS_ARCHES; do
+	for a in ${BENCH_CROSS_ARCHES:-$CROSS_ARCHES}; do
 		bin=$CROSS_DIR/tpmbox-tiny-$a ibin=$CROSS_DIR/tpmbox-initramfs-$a
 		q=$(command -v "$(cross_qemu "$a")") || q=
 		if [ ! -x "$bin" ] || [ -z "$q" ]; then
