@@ -68,7 +68,7 @@ fi
 # suites run on that build through a wrapper that execs qemu (the jobs
 # a board runs: random, PCRs, sealing, NV, quotes, a TPM 1.2, the
 # initramfs keyscript).  Not the other suites: every suite four times
-# more would not fit (the pass is about 4 minutes on two cores).  A
+# more would not fit (the pass is about 3 minutes on two cores).  A
 # binary or qemu missing fails; CHECK_QUICK=1 skips the pass,
 # CHECK_CROSS=1 runs it anyway.
 CROSS_SUITES="tests/cross.bats tests/getrandom.bats tests/pcrread.bats
