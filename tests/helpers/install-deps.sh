@@ -59,7 +59,7 @@ done
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
 	echo "make $what needs these packages:$need" >&2
-	archs=$(for p in $need; do case $p in *:*) echo "${p#*:}" ;; esac; done | sort -u | tr '\n' ' ')
+	archs=$(for p in $need; do case $p in *:*) echo "${p#*:}" ;; esac; done | sort -u | tr '\n' ' ' | sed 's/ $//')
 	[ -z "$archs" ] ||
 		echo "first, as root: dpkg --add-architecture for each of: $archs; apt-get update" >&2
 	echo "install them as root: apt-get install$need" >&2
