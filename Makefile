@@ -64,9 +64,35 @@ unit: $(UNIT_BIN)
 # package (tiny/mbedtls.sh), -Os, one section per function, unused ones
 # dropped by the linker, stripped.  The glibc build above stays the
 # default.  make check runs every bats suite on it too.
-TINY_BUILD ?= $(BUILD)/tiny
-TINY_BIN ?= tpmbox-tiny
-TINY_CC ?= musl-gcc
+# ARCH=arm64|armhf|s390x|riscv64 (issue 28): the same small build for a
+# board's CPU, by a cross compiler (install-deps.sh cross), into names and
+# build directories of its own (tpmbox-tiny-ARCH, build/tiny-ARCH); make
+# check runs them under qemu-user (tests/cross.bats).  musl for arm64,
+# armhf and s390x (big-endian); Debian 12 has no riscv64 musl, so that
+# one is a static glibc build.  Without ARCH: this machine's (x86-64).
+ARCH ?=
+CROSS_ARCHES := arm64 armhf s390x riscv64
+CROSS_CC_arm64 := aarch64-linux-musl-gcc
+CROSS_CC_armhf := arm-linux-musleabihf-gcc
+CROSS_CC_s390x := s390x-linux-musl-gcc
+CROSS_CC_riscv64 := riscv64-linux-gnu-gcc
+# the cross binutils' archiver with the LTO plugin of that gcc
+CROSS_AR_arm64 := aarch64-linux-gnu-gcc-ar
+CROSS_AR_armhf := arm-linux-gnueabihf-gcc-ar
+CROSS_AR_s390x := s390x-linux-gnu-gcc-ar
+CROSS_AR_riscv64 := riscv64-linux-gnu-gcc-ar
+ifneq ($(ARCH),)
+ifeq ($(filter $(ARCH),$(CROSS_ARCHES)),)
+$(error ARCH=$(ARCH): one of $(CROSS_ARCHES), or none for this machine's)
+endif
+endif
+ARCH_SUFFIX := $(if $(ARCH),-$(ARCH))
+TINY_BUILD ?= $(BUILD)/tiny$(ARCH_SUFFIX)
+TINY_BIN ?= tpmbox-tiny$(ARCH_SUFFIX)
+TINY_CC ?= $(if $(ARCH),$(CROSS_CC_$(ARCH)),musl-gcc)
+TINY_AR ?= $(if $(ARCH),$(CROSS_AR_$(ARCH)),gcc-ar)
+# One mbedTLS source tree (Debian's, fetched once) for every ARCH's build.
+TINY_MBEDTLS_SRC ?= $(BUILD)/tiny/mbedtls/src
 # -z norelro: musl's static start-up never makes the RELRO pages read-only
 # (measured: they stay rw-p), so the segment's page alignment buys nothing.
 TINY_MBEDTLS ?= $(TINY_BUILD)/mbedtls
@@ -106,15 +132,16 @@ $(TINY_HELP): $(TINY_HELP_FROM) tiny/packhelp.c
 
 tiny:
 	@command -v $(TINY_CC) >/dev/null && [ -e /usr/include/mbedtls/version.h ] || \
-		sh tests/helpers/install-deps.sh tiny
+		sh tests/helpers/install-deps.sh $(if $(ARCH),cross,tiny)
 	@$(MAKE) --no-print-directory $(TINY_HELP)
-	@sh tiny/mbedtls.sh $(TINY_MBEDTLS) $(TINY_CC) $(TINY_CFLAGS)
+	@TINY_AR=$(TINY_AR) MBEDTLS_SRC=$(abspath $(TINY_MBEDTLS_SRC)) \
+		sh tiny/mbedtls.sh $(TINY_MBEDTLS) $(TINY_CC) $(TINY_CFLAGS)
 	@[ ! $(TINY_BIN) -ot $(TINY_MBEDTLS)/libmbedcrypto.a ] || rm -f $(TINY_BIN)
 	@$(MAKE) --no-print-directory BUILD=$(TINY_BUILD)/obj BIN=$(TINY_BIN) \
 		TINY_HELP_FROM=$(BIN) CC=$(TINY_CC) LDFLAGS="$(TINY_LDFLAGS)" LDLIBS=-lmbedcrypto \
 		OMIT_APPLETS="$(TINY_OMIT)" \
 		EXTRA_SRC=$(TINY_HELP) \
-		CFLAGS="$(TINY_CFLAGS) -I$(TINY_MBEDTLS)/src/include -Itiny \
+		CFLAGS="$(TINY_CFLAGS) -I$(TINY_MBEDTLS_SRC)/include -Itiny \
 		-DTPMBOX_PACKED_HELP -DMBEDTLS_CONFIG_FILE='\"mbedtls-config.h\"'" $(TINY_BIN)
 	@echo "$(TINY_BIN): $$(stat -c %s $(TINY_BIN)) bytes"
 
@@ -124,9 +151,9 @@ tiny:
 # every KiB counts (docs/tiny.md: issue 13's 256 KiB).  Same mbedTLS and
 # flags as make tiny; the other applets are left out.
 INITRAMFS_APPLETS ?= unseal recover extend pcrread getrandom
-INITRAMFS_BIN ?= tpmbox-initramfs
+INITRAMFS_BIN ?= tpmbox-initramfs$(ARCH_SUFFIX)
 tiny-initramfs: $(BIN)
-	@$(MAKE) --no-print-directory tiny TINY_BUILD=$(BUILD)/tiny-initramfs \
+	@$(MAKE) --no-print-directory tiny TINY_BUILD=$(BUILD)/tiny-initramfs$(ARCH_SUFFIX) \
 		TINY_MBEDTLS=$(TINY_BUILD)/mbedtls TINY_BIN=$(INITRAMFS_BIN) \
 		TINY_OMIT="$$(./$(BIN) --list | awk '{print $$1}' | \
 			grep -vxF $(INITRAMFS_APPLETS:%=-e %) | tr '\n' ' ')"
@@ -141,6 +168,11 @@ demo-deps:
 check: deps
 	@$(MAKE) --no-print-directory $(BIN) unit-bin tiny
 	@$(MAKE) --no-print-directory tiny-initramfs
+	@# the builds for boards' CPUs, run under qemu-user (tests/run-all.sh)
+	@[ -n "$$CHECK_QUICK" ] && [ -z "$$CHECK_CROSS" ] || \
+	 for a in $(CROSS_ARCHES); do \
+		$(MAKE) --no-print-directory tiny tiny-initramfs ARCH=$$a || exit 1; \
+	 done
 	@TPMBOX=$(abspath $(BIN)) TPMBOX_TINY=$(abspath $(TINY_BIN)) \
 		TPMBOX_INITRAMFS=$(abspath $(INITRAMFS_BIN)) \
 		BUILD=$(BUILD) bash tests/run-all.sh
@@ -154,8 +186,15 @@ demo: demo-deps
 freshcheck:
 	@bash tests/helpers/freshcheck.sh
 
+# (and the builds for boards' CPUs: their sizes and cost under qemu-user)
 bench: $(BIN) tiny
-	@TPMBOX=$(abspath $(BIN)) TPMBOX_TINY=$(abspath $(TINY_BIN)) bash bench/bench.sh
+	@$(MAKE) --no-print-directory tiny-initramfs
+	@for a in $(CROSS_ARCHES); do \
+		$(MAKE) --no-print-directory tiny tiny-initramfs ARCH=$$a || exit 1; \
+	 done
+	@TPMBOX=$(abspath $(BIN)) TPMBOX_TINY=$(abspath $(TINY_BIN)) \
+		TPMBOX_INITRAMFS=$(abspath $(INITRAMFS_BIN)) TPMBOX_CROSS_DIR=$(CURDIR) \
+		bash bench/bench.sh
 
 # The binary goes on PATH; the applet links go to a libexec directory of
 # their own, where no name can replace another package's file (GNU info's
@@ -217,6 +256,7 @@ completion: $(BIN)
 	mv completions/tpmbox.bash.tmp completions/tpmbox.bash
 
 clean:
-	rm -rf $(BUILD) $(BIN) $(TINY_BIN) $(INITRAMFS_BIN)
+	rm -rf $(BUILD) $(BIN) $(TINY_BIN) $(INITRAMFS_BIN) \
+		$(CROSS_ARCHES:%=tpmbox-tiny-%) $(CROSS_ARCHES:%=tpmbox-initramfs-%)
 
 .PHONY: FORCE all fuzz fuzz-coverage asan static vmtest completion unit unit-bin deps demo-deps check demo freshcheck tiny tiny-initramfs bench install clean

@@ -459,6 +459,61 @@ else
 	echo "TPM 1.2: not measured (needs tcsd and tpm-tools, and root for tcsd)"
 fi
 
+# ---- the builds for boards' CPUs (issue 28) -------------------------------------
+# make tiny ARCH=... under qemu-user on this machine: sizes (the small
+# build and the initramfs profile) and the per-process time of getrandom
+# and seal+unseal, as ratios to the x86-64 small build's.  That is the
+# cost of emulation here (qemu translating every instruction, the swtpm
+# on this machine), not the speed of any board.
+# (TPMBOX_CROSS_DIR: where tpmbox-tiny-ARCH are; BENCH_CROSS_ARCHES: some
+# of them only)
+CROSS_DIR=${TPMBOX_CROSS_DIR:-}
+cross_bench() {
+	local a bin ibin q g s g0 s0 isz
+	echo
+	echo "cross builds (make tiny ARCH=...) under qemu-user ($RUNS runs, median, per process): the cost"
+	echo "of emulation on this machine, as ratios to the x86-64 small build; not a board's speed"
+	printf '%-9s %10s %12s %13s %7s %15s %7s\n' "ARCH" "tiny B" "initramfs B" \
+		"getrandom ms" "ratio" "seal+unseal ms" "ratio"
+	glibc=$TPMBOX
+	TPMBOX=$TINY
+	g0=$(median_us wf_getrandom_tpmbox)
+	s0=$(($(median_us wf_seal_tpmbox) / 2))
+	isz=n/a
+	[ -z "${TPMBOX_INITRAMFS:-}" ] || isz=$(stat -c %s "$TPMBOX_INITRAMFS")
+	printf '%-9s %10s %12s %13s %7s %15s %7s\n' x86-64 "$(stat -c %s "$TINY")" \
+		"$isz" "$(ms "$g0")" 1.000 "$(ms "$s0")" 1.000
+	for a in ${BENCH_CROSS_ARCHES:-$CROSS_ARCHES}; do
+		bin=$CROSS_DIR/tpmbox-tiny-$a ibin=$CROSS_DIR/tpmbox-initramfs-$a
+		q=$(command -v "$(cross_qemu "$a")") || q=
+		if [ ! -x "$bin" ] || [ -z "$q" ]; then
+			printf '%-9s not measured (make tiny ARCH=%s; qemu-user-static)\n' "$a" "$a"
+			continue
+		fi
+		isz=n/a
+		[ ! -x "$ibin" ] || isz=$(stat -c %s "$ibin")
+		TPMBOX=$bin
+		WRAP=("$q")
+		g=$(median_us wf_getrandom_tpmbox)
+		s=$(($(median_us wf_seal_tpmbox) / 2))
+		WRAP=()
+		printf '%-9s %10s %12s %13s %7s %15s %7s\n' "$a" "$(stat -c %s "$bin")" \
+			"$isz" "$(ms "$g")" \
+			"$(awk -v a="$g" -v b="$g0" 'BEGIN {printf "%.2f", a / b}')" \
+			"$(ms "$s")" \
+			"$(awk -v a="$s" -v b="$s0" 'BEGIN {printf "%.2f", a / b}')"
+	done
+	TPMBOX=$glibc
+	echo "(riscv64 is a static glibc build: Debian 12 has no riscv64 musl)"
+}
+if [ -n "$ONLY" ]; then :
+elif [ -n "$CROSS_DIR" ] && [ -n "$TINY" ]; then
+	cross_bench
+else
+	echo
+	echo "cross builds: not measured (make bench builds them; needs TPMBOX_TINY and TPMBOX_CROSS_DIR)"
+fi
+
 echo
 echo "tpmbox binary: $size bytes ($ssize stripped), statically linked: $(file -L "$TPMBOX" | grep -q 'statically linked' && echo yes || echo no)"
 if [ -n "$TINY" ]; then

@@ -2,10 +2,14 @@
 # Build mbedTLS for the small static build (make tiny): Debian's own
 # mbedtls source package (the version Debian 12 ships), fetched with apt
 # from the host's mirror (signed indexes, checked hashes) into a private
-# apt state under OUT, compiled with musl-gcc and tiny/mbedtls-config.h.
-#   tiny/mbedtls.sh OUT CC CFLAGS...
-# Leaves OUT/include (headers) and OUT/libmbedcrypto.a.  Idempotent: a
-# source already unpacked is reused; the library is rebuilt when the
+# apt state under OUT, compiled with CC (musl-gcc, or make tiny ARCH=...'s
+# cross compiler) and tiny/mbedtls-config.h.
+#   [MBEDTLS_SRC=DIR] [TINY_AR=AR] tiny/mbedtls.sh OUT CC CFLAGS...
+# Leaves OUT/libmbedcrypto.a, the headers in the source's include/.
+# MBEDTLS_SRC: where the source is unpacked (default OUT/src; the cross
+# builds of make tiny ARCH=... share the x86-64 build's); TINY_AR: the
+# archiver, with the LTO plugin of CC's gcc (default gcc-ar).  Idempotent:
+# a source already unpacked is reused; the library is rebuilt when the
 # config or this script is newer, or the compiler flags differ.
 set -eu
 out=$1 cc=$2
@@ -14,7 +18,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 conf=$top/tiny/mbedtls-config.h
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-src=$out/src
+src=${MBEDTLS_SRC:-$out/src}
+ar=${TINY_AR:-gcc-ar}
 
 if [ ! -f "$src/include/mbedtls/version.h" ]; then
 	apt=$out/apt
@@ -31,14 +36,14 @@ if [ ! -f "$src/include/mbedtls/version.h" ]; then
 	aptq update >/dev/null
 	(cd "$out/dl" && aptq source --download-only mbedtls >/dev/null)
 	rm -rf "$src" "$out/unpack"
-	mkdir -p "$out/unpack"
+	mkdir -p "$out/unpack" "$(dirname "$src")"
 	tar -xzf "$out"/dl/mbedtls_*.orig.tar.gz -C "$out/unpack"
 	mv "$out"/unpack/* "$src"
 	rmdir "$out/unpack"
 fi
 
 lib=$out/libmbedcrypto.a
-flags="$cc $*"
+flags="$cc $ar $*"
 # tpmbox's own parts of the library (in tiny/): the SHA-1 block
 # function, the allocator
 own="sha1_small.c alloc.c"
@@ -70,6 +75,6 @@ compile() {
 for f in "$src"/library/*.c; do compile "$f" "$@"; done
 for f in $own; do compile "$top/tiny/$f" "$@"; done
 rm -f "$lib.tmp"
-gcc-ar rcs "$lib.tmp" "$out"/obj/*.o
+"$ar" rcs "$lib.tmp" "$out"/obj/*.o
 mv "$lib.tmp" "$lib"
 echo "$flags" > "$out/flags"

@@ -83,8 +83,9 @@ int quote_file_read(const uint8_t *p, size_t n, struct quote *q,
 		    struct tberr *e);
 
 /* tpm2-tools' pieces: msg = TPMS_ATTEST bytes, sig = TPMT_SIGNATURE,
- * pcrs = tpm2_quote -o (host-endian TPML_PCR_SELECTION, UINT32 count,
- * count TPML_DIGEST). */
+ * pcrs = tpm2_quote -o (TPML_PCR_SELECTION, UINT32 count, count
+ * TPML_DIGEST, in the writer's byte order: read in either, written
+ * little-endian). */
 int quote_from_tools(const uint8_t *msg, size_t msglen, const uint8_t *sig,
 		     size_t siglen, const uint8_t *pcrs, size_t pcrslen,
 		     struct quote *q, struct tberr *e);

@@ -16,6 +16,11 @@
 #define TAG CHACHAPOLY_TAG
 #define PNONCE 16		/* the payload's nonce */
 #define MAC 32
+/* The whole file is built in memory: at most 1 TiB, and where size_t has
+ * 32 bits (armhf) at most half the address space, so that the file's
+ * size (the payload plus its header and tags) cannot wrap. */
+#define PAYLOAD_MAX ((uint64_t)SIZE_MAX >> 41 ? (uint64_t)1 << 40 : \
+		     (uint64_t)SIZE_MAX / 2)
 
 static const char version_line[] = "age-encryption.org/v1\n";
 static const char x25519_info[] = "age-encryption.org/v1/X25519";
@@ -202,7 +207,7 @@ int age_encrypt(const uint8_t (*rcpts)[AGE_KEY], size_t n,
 	if (!n || n > AGE_RCPT_MAX)
 		return err_set(e, EX_USAGE, "1 to %d age recipients",
 			       AGE_RCPT_MAX);
-	if (len > (size_t)1 << 40)
+	if ((uint64_t)len > PAYLOAD_MAX)
 		return err_set(e, EX_USAGE, "too large for one age file");
 	all = hdr + PNONCE + len + chunks * TAG;
 	if (!(p = malloc(all)))

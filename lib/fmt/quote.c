@@ -10,8 +10,8 @@
 #include "crypto/verify.h"
 #include "fmt/quote.h"
 
-/* tpm2-tools' in-memory structures written as is (host byte order, C
- * padding): TPMS_PCR_SELECTION {UINT16 hash; UINT8 sizeofSelect;
+/* tpm2-tools' in-memory structures as it writes them (its host's byte
+ * order, C padding): TPMS_PCR_SELECTION {UINT16 hash; UINT8 sizeofSelect;
  * BYTE pcrSelect[4];} padded to 8, TPML_PCR_SELECTION {UINT32 count;
  * [16]} = 132, TPM2B_DIGEST {UINT16 size; BYTE [64];} = 66, TPML_DIGEST
  * {UINT32 count; TPM2B_DIGEST [8];} = 532. */
@@ -316,13 +316,6 @@ int quote_file_read(const uint8_t *p, size_t n, struct quote *q,
 	return 0;
 }
 
-static int host_le(void)
-{
-	const uint16_t one = 1;
-
-	return *(const uint8_t *)&one == 1;
-}
-
 static uint32_t get32(struct tb *b, int le)
 {
 	return le ? tb_get_u32_le(b) : tb_get_u32(b);
@@ -466,11 +459,16 @@ static void put16(struct tb *b, uint16_t v, int le)
 	}
 }
 
+/* Little-endian on every CPU, not this one's order as tpm2-tools would
+ * write it: the file goes to a verifier, and tpm2_checkquote on the
+ * verifiers there are (x86-64, arm64) reads only little-endian; a quote
+ * made on a big-endian board must verify there.  The reader above takes
+ * either order, so a big-endian tpm2_quote's file still reads. */
 int quote_tools_pcrs_write(const struct pcr_sel *sel,
 			   const struct pcr_vals *v, uint8_t **out, size_t *n,
 			   struct tberr *e)
 {
-	int le = host_le(), i, k, nlist = (v->n + T2_DIG_MAX - 1) / T2_DIG_MAX;
+	int le = 1, i, k, nlist = (v->n + T2_DIG_MAX - 1) / T2_DIG_MAX;
 	size_t cap = T2_SELLIST_SIZE + 4 + (size_t)nlist * T2_DIGLIST_SIZE;
 	uint8_t *m = calloc(1, cap);
 	struct tb b;

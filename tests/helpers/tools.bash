@@ -52,3 +52,31 @@ for k, v in out.items():
     open(sys.argv[1] + "/" + k, "wb").write(v)
 ' "$2"
 }
+
+# Issue 28: the cross builds (make tiny ARCH=...) run under qemu-user.
+# CROSS_ARCHES: those the Makefile builds; cross_qemu ARCH: the emulator
+# that runs ARCH's binaries (qemu-user-static, no binfmt needed).
+CROSS_ARCHES="arm64 armhf s390x riscv64"
+cross_qemu() {
+	case $1 in
+	arm64) echo qemu-aarch64-static ;;
+	armhf) echo qemu-arm-static ;;
+	s390x) echo qemu-s390x-static ;;
+	riscv64) echo qemu-riscv64-static ;;
+	*) echo "cross_qemu: no such ARCH: $1" >&2; return 2 ;;
+	esac
+}
+
+# cross_wrapper ARCH BIN OUT: OUT, a script that runs BIN under ARCH's
+# qemu with its own arguments, the name it was called by as BIN's
+# argv[0] (qemu -0): a link to OUT named after an applet runs that
+# applet, as a link to tpmbox does.  It can stand for $TPMBOX.
+cross_wrapper() {
+	local q
+	q=$(command -v "$(cross_qemu "$1")") || {
+		echo "$(cross_qemu "$1") is not installed (install-deps.sh cross)" >&2
+		return 3
+	}
+	printf '#!/bin/sh\nexec '\''%s'\'' -0 "${0##*/}" '\''%s'\'' "$@"\n' "$q" "$2" > "$3" &&
+		chmod 755 "$3"
+}
