@@ -396,17 +396,22 @@ static int unlock_jwe(struct ctx *c, const struct unlock_opts *o)
 {
 	struct clevis *cl = calloc(1, sizeof(*cl));
 	uint8_t *text = NULL, *pass = NULL;
-	size_t n = 0, plen = 0;
+	size_t n = 0, plen = 0, len;
 	struct tpm *t;
 	int rc;
 
-	/* Step 1: the JWE, before the TPM. */
+	/* Step 1: the JWE (up to the first blank: file_read's buffer has
+	 * no terminating NUL), before the TPM. */
 	if (!cl)
 		return ctx_usage(c, "out of memory");
-	if (file_read(o->jwe, 1 << 20, &text, &n, &c->e) ||
-	    clevis_parse_compact((const char *)text,
-				 strcspn((const char *)text, " \t\r\n"),
-				 o->jwe, cl, &c->e) ||
+	if (file_read(o->jwe, 1 << 20, &text, &n, &c->e)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	for (len = 0; len < n && !strchr(" \t\r\n", text[len]); len++)
+		;
+	if (clevis_parse_compact((const char *)text, len, o->jwe, cl,
+				 &c->e) ||
 	    luks_unlock_check_clevis(cl, o->jwe, &c->e)) {
 		rc = ctx_fail(c);
 		goto out;
