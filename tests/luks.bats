@@ -6,82 +6,25 @@
 # and imported with cryptsetup.
 
 load helpers/common
+load helpers/luks
 
 IMGPY=$BATS_TEST_DIRNAME/helpers/luks2img.py
 
-flush() {
-	tpm2_flushcontext -t >/dev/null 2>&1
-	tpm2_flushcontext -s >/dev/null 2>&1
-	tpm2_flushcontext -l >/dev/null 2>&1
-	true
-}
-
-mkimg() {	# PATH: a fresh LUKS2 image with passphrase "pw" in keyslot 0
-	truncate -s 32M "$1"
-	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
-		--pbkdf-force-iterations 1000 "$1" "$D/pw"
-}
-
 setup_file() {
-	# the small builds leave luks out (the Makefile's TINY_OMIT): every
-	# test skips (bats 1.8 cannot skip in setup_file)
-	if ! "$TPMBOX" --list | grep -q '^luks '; then
-		export LUKS_ABSENT=1
-		return 0
-	fi
-	# the oracles: make check installs them (install-deps.sh), so a
-	# missing one fails here instead of skipping
-	local tool
-	for tool in cryptsetup systemd-cryptenroll clevis; do
-		command -v "$tool" >/dev/null ||
-			{ echo "$tool is not installed (make check installs it)"; return 1; }
-	done
-	swtpm_start
-	D=$BATS_FILE_TMPDIR/luks
-	export D
-	mkdir -p "$D"
-	printf pw > "$D/pw"
-	mkimg "$D/base.img"
-	local enroll="systemd-cryptenroll --tpm2-device=swtpm:path=$SWTPM_DIR/sock"
-	cp "$D/base.img" "$D/sd7.img"
-	PASSWORD=pw $enroll --tpm2-pcrs=7 "$D/sd7.img" >/dev/null 2>&1 ||
-		return 1
-	flush
-	cp "$D/base.img" "$D/sdpin.img"
-	PASSWORD=pw NEWPIN=1234 $enroll --tpm2-pcrs=0+7 \
-		--tpm2-with-pin=yes "$D/sdpin.img" >/dev/null 2>&1 ||
-		return 1
-	flush
-	cp "$D/base.img" "$D/sdnone.img"
-	PASSWORD=pw $enroll --tpm2-pcrs= "$D/sdnone.img" \
-		>/dev/null 2>&1 || return 1
-	flush
+	luks_setup luks || return 1
+	[ -z "${LUKS_ABSENT:-}" ] || return 0
+	# a signed policy (the key's fingerprint, its PCRs)
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 \
 		-out "$D/sign.key" 2>/dev/null
 	openssl pkey -in "$D/sign.key" -pubout -out "$D/sign.pub"
-	cp "$D/base.img" "$D/sdsig.img"
-	PASSWORD=pw $enroll --tpm2-pcrs=7 \
-		--tpm2-public-key="$D/sign.pub" \
-		--tpm2-public-key-pcrs=11 "$D/sdsig.img" \
-		>/dev/null 2>&1 || return 1
-	flush
-	cp "$D/base.img" "$D/cl.img"
-	clevis luks bind -y -d "$D/cl.img" -k "$D/pw" tpm2 \
-		'{"pcr_ids":"7"}' >/dev/null 2>&1 || return 1
-	flush
+	sd_enroll sdsig.img --tpm2-pcrs=7 --tpm2-public-key="$D/sign.pub" \
+		--tpm2-public-key-pcrs=11 || return 1
+	# a second clevis token on cl.img: sss t=1 over two tpm2 pins
 	clevis luks bind -y -d "$D/cl.img" -k "$D/pw" sss \
 		'{"t":1,"pins":{"tpm2":[{"pcr_ids":"7"},{"pcr_ids":"0,7"}]}}' \
 		>/dev/null 2>&1 || return 1
-	flush
+	t2_flush
 }
-teardown_file() { [ -z "${SWTPM_DIR:-}" ] || swtpm_stop; }
-
-setup() {
-	[ -z "${LUKS_ABSENT:-}" ] ||
-		skip "luks is not in this build (make tiny leaves it out)"
-}
-
-need() { [ -s "$D/$1" ] || { echo "$1 was not made in setup_file"; false; }; }
 
 # token N's JSON as cryptsetup exports it (the oracle)
 tok() { cryptsetup token export --token-id "$2" "$D/$1"; }

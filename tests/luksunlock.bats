@@ -7,77 +7,23 @@
 # cryptsetup; clevis encrypt/decrypt for plain JWEs.
 
 load helpers/common
+load helpers/luks
 bats_require_minimum_version 1.5.0
 
-flush() {
-	tpm2_flushcontext -t >/dev/null 2>&1
-	tpm2_flushcontext -s >/dev/null 2>&1
-	tpm2_flushcontext -l >/dev/null 2>&1
-	true
-}
-
-mkimg() {	# PATH: a fresh LUKS2 image with passphrase "pw" in keyslot 0
-	truncate -s 32M "$1"
-	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
-		--pbkdf-force-iterations 1000 "$1" "$D/pw"
-}
-
 setup_file() {
-	# the small builds leave luks out (the Makefile's TINY_OMIT): every
-	# test skips (bats 1.8 cannot skip in setup_file)
-	if ! "$TPMBOX" --list | grep -q '^luks '; then
-		export LUKS_ABSENT=1
-		return 0
-	fi
-	# the oracles: make check installs them (install-deps.sh), so a
-	# missing one fails here instead of skipping
-	local tool
-	for tool in cryptsetup systemd-cryptenroll clevis; do
-		command -v "$tool" >/dev/null ||
-			{ echo "$tool is not installed (make check installs it)"; return 1; }
-	done
-	swtpm_start
-	D=$BATS_FILE_TMPDIR/lu
-	export D
-	mkdir -p "$D"
-	printf pw > "$D/pw"
-	mkimg "$D/base.img"
-	local enroll="systemd-cryptenroll --tpm2-device=swtpm:path=$SWTPM_DIR/sock"
-	cp "$D/base.img" "$D/sd7.img"
-	PASSWORD=pw $enroll --tpm2-pcrs=7 "$D/sd7.img" >/dev/null 2>&1 ||
-		return 1
-	flush
-	cp "$D/base.img" "$D/sdpin.img"
-	PASSWORD=pw NEWPIN=1234 $enroll --tpm2-pcrs=0+7 \
-		--tpm2-with-pin=yes "$D/sdpin.img" >/dev/null 2>&1 ||
-		return 1
-	flush
-	cp "$D/base.img" "$D/sdnone.img"
-	PASSWORD=pw $enroll --tpm2-pcrs= "$D/sdnone.img" \
-		>/dev/null 2>&1 || return 1
-	flush
-	cp "$D/base.img" "$D/cl.img"
-	clevis luks bind -y -d "$D/cl.img" -k "$D/pw" tpm2 \
-		'{"pcr_ids":"7"}' >/dev/null 2>&1 || return 1
-	flush
+	luks_setup lu || return 1
+	[ -z "${LUKS_ABSENT:-}" ] || return 0
+	# plain JWEs, as clevis encrypt writes them
 	printf 'plain secret' > "$D/secret"
 	clevis encrypt tpm2 '{}' < "$D/secret" > "$D/tpm2.jwe" || return 1
-	flush
+	t2_flush
 	clevis encrypt sss '{"t":1,"pins":{"tpm2":[{"pcr_ids":"7"},{}]}}' \
 		< "$D/secret" > "$D/sss1.jwe" || return 1
-	flush
+	t2_flush
 	clevis encrypt sss '{"t":2,"pins":{"tpm2":[{"pcr_ids":"7"},{}]}}' \
 		< "$D/secret" > "$D/sss2.jwe" || return 1
-	flush
+	t2_flush
 }
-teardown_file() { [ -z "${SWTPM_DIR:-}" ] || swtpm_stop; }
-
-setup() {
-	[ -z "${LUKS_ABSENT:-}" ] ||
-		skip "luks is not in this build (make tiny leaves it out)"
-}
-
-need() { [ -s "$D/$1" ] || { echo "$1 was not made in setup_file"; false; }; }
 
 # unlock IMG [ARGS]: the passphrase cryptsetup accepts
 opens() {
@@ -143,12 +89,12 @@ da_count() { tb info | sed -n 's/^dictionary attack: \([0-9]*\) failures.*/\1/p'
 	$M sign --tpm2-device=swtpm:path=$SWTPM_DIR/sock --linux="$D/linux" \
 		--bank=sha256 --private-key="$D/sign.key" \
 		--public-key="$D/sign.pub" > "$D/sig.json"
-	flush
+	t2_flush
 	cp "$D/base.img" "$D/sdsig.img"
 	PASSWORD=pw systemd-cryptenroll --tpm2-device=swtpm:path=$SWTPM_DIR/sock \
 		--tpm2-pcrs= --tpm2-public-key="$D/sign.pub" \
 		--tpm2-public-key-pcrs=11 "$D/sdsig.img" >/dev/null 2>&1
-	flush
+	t2_flush
 	# PCR 11 as a UKI leaves it at "enter-initrd" (what was signed)
 	local want
 	want=$($M calculate --linux="$D/linux" --bank=sha256 2>/dev/null | grep -m1 '^11:sha256=' | cut -d= -f2)
@@ -186,7 +132,7 @@ da_count() { tb info | sed -n 's/^dictionary attack: \([0-9]*\) failures.*/\1/p'
 	need cl.img
 	opens cl.img
 	# clevis' own answer is the same passphrase
-	flush
+	t2_flush
 	[ "$(clevis luks pass -d "$D/cl.img" -s 1)" = "$(cat "$BATS_TEST_TMPDIR/pass")" ]
 }
 
@@ -276,7 +222,7 @@ seal_tools() {
 	tpm2_create -C "$parent" -L "$out.policy" ${auth:+-p "hex:$auth"} \
 		-a 'fixedtpm|fixedparent' -i "$secret" -u "$out.pub" \
 		-r "$out.priv" >/dev/null
-	flush
+	t2_flush
 }
 
 @test "luks unlock: 253+ salted PIN under 254+ tpm2_srk (persistent SRK), and 257+ array blobs" {
@@ -286,7 +232,7 @@ seal_tools() {
 	tpm2_createprimary -C o -G ecc -g sha256 -c "$D/srk.ctx" -a \
 		'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|noda|restricted|decrypt' >/dev/null
 	tpm2_evictcontrol -C o -c "$D/srk.ctx" 0x81000001 >/dev/null 2>&1 || true
-	flush
+	t2_flush
 	tpm2_readpublic -c 0x81000001 -o "$D/srk.pub" -n "$D/srk.name" >/dev/null
 	# PIN 2468, salt: authValue = SHA-256(base64(PBKDF2-HMAC-SHA256))
 	head -c 16 /dev/urandom > "$D/salt"
@@ -332,7 +278,7 @@ print(base64.b64encode(struct.pack(">I",0x81000001)+struct.pack(">H",len(name))+
 	assert_failure 1
 	assert_output --partial "the token's tpm2_srk"
 	tpm2_evictcontrol -C o -c 0x81000001 >/dev/null
-	flush
+	t2_flush
 
 	# 257+: two parts under the legacy ECC primary, the passphrase the
 	# base64 of both secrets joined
@@ -342,7 +288,7 @@ print(base64.b64encode(struct.pack(">I",0x81000001)+struct.pack(">H",len(name))+
 	head -c 32 /dev/urandom > "$D/a2"
 	seal_tools "$D/leg.ctx" "$D/a1" "" "" "$D/arr1"
 	seal_tools "$D/leg.ctx" "$D/a2" "" "" "$D/arr2"
-	tpm2_flushcontext "$D/leg.ctx" 2>/dev/null || flush
+	tpm2_flushcontext "$D/leg.ctx" 2>/dev/null || t2_flush
 	cat "$D/a1" "$D/a2" | base64 -w0 > "$D/arr.pass"
 	cp "$D/base.img" "$D/arr.img"
 	cryptsetup luksAddKey -q --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
