@@ -296,6 +296,36 @@ static int sd_expect(const struct sdtpm2 *s, const char *what,
 	return ok;
 }
 
+/* sel: PCRs mask of one bank. */
+static void one_bank(struct pcr_sel *sel, uint16_t alg, uint32_t mask)
+{
+	memset(sel, 0, sizeof(*sel));
+	sel->n = 1;
+	sel->b[0].alg = alg;
+	sel->b[0].mask = mask;
+}
+
+/* PolicyPCR in session sh with the values read before (vals, in sel's
+ * order; the TPM compares them with its own), as the process session's
+ * last use when last: a PCR that moved since the read is the TPM's
+ * TPM_RC_VALUE, exit 4. */
+static int policy_pcr_now(struct tpm *t, uint32_t sh,
+			  const struct pcr_sel *sel,
+			  const struct pcr_vals *vals, int last,
+			  const char *what, struct tberr *e)
+{
+	uint8_t pd[TPM2_MAX_DIGEST];
+	size_t n = policy_pcr_digest(TPM2_ALG_SHA256, vals, pd);
+
+	if (last)
+		tpm_last(t);
+	if (!tpm2_policy_pcr(t, sh, pd, n, sel))
+		return 0;
+	return rc_base(e->rc) == RC_VALUE ?
+	       err_set(e, EX_AUTH, "%s: the PCRs changed during unlock",
+		       what) : e->code;
+}
+
 /* Unseal part i of the token's blob under parent in session s. */
 static int sd_unseal_part(struct tpm *t, const struct sdtpm2 *sd, int i,
 			  const char *what, const struct tpm2_srk *parent,
@@ -306,9 +336,7 @@ static int sd_unseal_part(struct tpm *t, const struct sdtpm2 *sd, int i,
 {
 	struct tpm2_auth pa, a;
 	struct pcr_sel sel;
-	uint8_t pd[TPM2_MAX_DIGEST];
 	uint32_t obj = 0, sh;
-	size_t n;
 	int rc = 0;
 
 	tpm2_auth_pw(&pa, NULL, 0);
@@ -323,15 +351,9 @@ static int sd_unseal_part(struct tpm *t, const struct sdtpm2 *sd, int i,
 				  "for another TPM, or damaged)", what);
 	sh = tpm2_session_handle(s);
 	if (sg) {
-		n = policy_pcr_digest(TPM2_ALG_SHA256, &sg->br.vals, pd);
-		if (!sd->pcrs)
-			tpm_last(t);
-		if (tpm2_policy_pcr(t, sh, pd, n, &sg->br.sel)) {
-			rc = rc_base(e->rc) == RC_VALUE ?
-			     err_set(e, EX_AUTH, "%s: the PCRs changed during "
-				     "unlock", what) : e->code;
+		if ((rc = policy_pcr_now(t, sh, &sg->br.sel, &sg->br.vals,
+					 !sd->pcrs, what, e)))
 			goto out;
-		}
 		if (tpm2_policy_authorize(t, sh, sg->x->pol,
 					  sizeof(sg->x->pol), sg->signer.name,
 					  sg->signer.namelen, &sg->tk)) {
@@ -340,18 +362,9 @@ static int sd_unseal_part(struct tpm *t, const struct sdtpm2 *sd, int i,
 		}
 	}
 	if (sd->pcrs) {
-		memset(&sel, 0, sizeof(sel));
-		sel.n = 1;
-		sel.b[0].alg = sd->bank;
-		sel.b[0].mask = sd->pcrs;
-		n = policy_pcr_digest(TPM2_ALG_SHA256, cur, pd);
-		tpm_last(t);
-		if (tpm2_policy_pcr(t, sh, pd, n, &sel)) {
-			rc = rc_base(e->rc) == RC_VALUE ?
-			     err_set(e, EX_AUTH, "%s: the PCRs changed during "
-				     "unlock", what) : e->code;
+		one_bank(&sel, sd->bank, sd->pcrs);
+		if ((rc = policy_pcr_now(t, sh, &sel, cur, 1, what, e)))
 			goto out;
-		}
 	}
 	if (sd->pin) {
 		if (tpm2_policy_authvalue(t, sh)) {
@@ -553,7 +566,7 @@ static int cl_tpm2(struct tpm *t, const struct clevis_pin *p,
 	struct tpm2_public tmpl, ppub;
 	struct tpm2_auth pa, a;
 	struct pcr_sel sel;
-	uint8_t d[TPM2_MAX_DIGEST], pd[TPM2_MAX_DIGEST], secret[SECRET_MAX];
+	uint8_t d[TPM2_MAX_DIGEST], secret[SECRET_MAX];
 	uint32_t prim = 0, obj = 0;
 	size_t n, slen = 0;
 	int rc = 0;
@@ -611,18 +624,10 @@ static int cl_tpm2(struct tpm *t, const struct clevis_pin *p,
 		goto out;
 	}
 	if (p->pcr_ids) {
-		memset(&sel, 0, sizeof(sel));
-		sel.n = 1;
-		sel.b[0].alg = p->pcr_bank;
-		sel.b[0].mask = p->pcr_ids;
-		n = policy_pcr_digest(TPM2_ALG_SHA256, sub, pd);
-		tpm_last(t);
-		if (tpm2_policy_pcr(t, tpm2_session_handle(s), pd, n, &sel)) {
-			rc = rc_base(e->rc) == RC_VALUE ?
-			     err_set(e, EX_AUTH, "%s: the PCRs changed during "
-				     "unlock", what) : e->code;
+		one_bank(&sel, p->pcr_bank, p->pcr_ids);
+		if ((rc = policy_pcr_now(t, tpm2_session_handle(s), &sel, sub,
+					 1, what, e)))
 			goto out;
-		}
 	}
 	tpm2_session_use(s, &a, NULL, 0);
 	tpm2_auth_last(&a);
