@@ -52,7 +52,12 @@ static int b64_val(char c)
 	return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
-long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap)
+/* Both alphabets: standard (RFC 4648 section 4; blanks skipped, '='
+ * padding checked against the leftover bits) and, with url, the URL-safe
+ * one (section 5) as JOSE writes it (no blanks, no '=').  The unused bits
+ * must be zero either way. */
+static long b64_any(const char *s, size_t n, uint8_t *out, size_t cap,
+		    int url)
 {
 	uint32_t acc = 0;
 	size_t i, o = 0;
@@ -61,13 +66,18 @@ long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap)
 	for (i = 0; i < n; i++) {
 		char c = s[i];
 
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+		if (!url && (c == ' ' || c == '\t' || c == '\r' || c == '\n'))
 			continue;
-		if (c == '=') {
+		if (!url && c == '=') {
 			pad++;
 			continue;
 		}
-		if (pad || (v = b64_val(c)) < 0)
+		if (url)
+			v = c == '-' ? 62 : c == '_' ? 63 :
+			    c == '+' || c == '/' ? -1 : b64_val(c);
+		else
+			v = b64_val(c);
+		if (pad || v < 0)
 			return -1;
 		acc = acc << 6 | (uint32_t)v;
 		bits += 6;
@@ -78,40 +88,22 @@ long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap)
 			out[o++] = (uint8_t)(acc >> bits);
 		}
 	}
-	/* 2 or 4 leftover bits must be zero and match the padding. */
-	if (pad > 2 || (bits == 2 && pad != 1) || (bits == 4 && pad != 2) ||
-	    (bits == 0 && pad) || bits == 6 || (acc & ((1u << bits) - 1)))
+	/* 2 or 4 leftover bits must be zero (and match the padding). */
+	if (bits == 6 || (acc & ((1u << bits) - 1)) ||
+	    (!url && (pad > 2 || (bits == 2 && pad != 1) ||
+		      (bits == 4 && pad != 2) || (bits == 0 && pad))))
 		return -1;
 	return (long)o;
 }
 
-/* The URL-safe alphabet (RFC 4648 section 5) without padding, as JOSE
- * writes it: no whitespace, no '=', the unused bits zero. */
+long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap)
+{
+	return b64_any(s, n, out, cap, 0);
+}
+
 long b64url_decode(const char *s, size_t n, uint8_t *out, size_t cap)
 {
-	uint32_t acc = 0;
-	size_t i, o = 0;
-	int bits = 0, v;
-
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		v = c == '-' ? 62 : c == '_' ? 63 :
-		    c == '+' || c == '/' ? -1 : b64_val(c);
-		if (v < 0)
-			return -1;
-		acc = acc << 6 | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (o >= cap)
-				return -1;
-			out[o++] = (uint8_t)(acc >> bits);
-		}
-	}
-	if (bits == 6 || (acc & ((1u << bits) - 1)))
-		return -1;
-	return (long)o;
+	return b64_any(s, n, out, cap, 1);
 }
 
 int pem_append(char **buf, size_t *len, const char *label,
