@@ -61,11 +61,6 @@ seal_all() {
 		--recovery-code-out "$1.code" -o "$1" "$2"
 }
 
-# The block LABEL of a PEM file, as text.
-pem_cut() {
-	sed -n "/^-----BEGIN $1-----\$/,/^-----END $1-----\$/p" "$2"
-}
-
 no_tpm() { TPMBOX_TCTI=swtpm:path=$W/no-such-socket "$@"; }
 
 @test "seal --escrow: openssl cms and age open the copies of 1 B, 64 KiB and 1 MiB (in the blob and --escrow-out)" {

@@ -47,17 +47,6 @@ setup() {
 	tb extend 16 -s "reseal-stored-start-$BATS_TEST_NUMBER"
 }
 
-not() {
-	if "$@"; then
-		echo "expected to fail: $*" >&2
-		return 1
-	fi
-}
-
-pem_cut() {
-	sed -n "/^-----BEGIN $1-----\$/,/^-----END $1-----\$/p" "$2"
-}
-
 rec() { python3 "$BATS_TEST_DIRNAME/helpers/escrow-record.py" "$@"; }
 
 # old: every kind of recipient, sealed to PCR 16; then the PCRs move

@@ -41,18 +41,6 @@ setup() {
 	tb extend 16 -s "reseal-test-start-$BATS_TEST_NUMBER"
 }
 
-# not CMD...: CMD must fail (a plain '! CMD' never fails a bats test)
-not() {
-	if "$@"; then
-		echo "expected to fail: $*" >&2
-		return 1
-	fi
-}
-
-pem_cut() {
-	sed -n "/^-----BEGIN $1-----\$/,/^-----END $1-----\$/p" "$2"
-}
-
 # old: sealed to PCR 16 with every kind of escrow copy and a code
 seal_old() {
 	tb seal -p sha256:16 --escrow "$K/rsa.crt" --escrow "$K/ec256.pub" \

@@ -246,3 +246,16 @@ t2_banks() {
 	tpm2_getcap pcrs | awk '/^  - [a-z0-9_]+:/ { b = $2; sub(/:$/, "", b);
 		if ($0 !~ /\[ *\]/) print b }'
 }
+
+# not CMD...: CMD must fail (a plain '! CMD' never fails a bats test)
+not() {
+	if "$@"; then
+		echo "expected to fail: $*" >&2
+		return 1
+	fi
+}
+
+# pem_cut LABEL FILE: the PEM blocks of that label in FILE
+pem_cut() {
+	sed -n "/^-----BEGIN $1-----\$/,/^-----END $1-----\$/p" "$2"
+}
