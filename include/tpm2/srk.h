@@ -189,9 +189,6 @@ void tpm2_trust_last(struct tpm *t);
  * marked (tpm2_auth_last) when it is that session, else the session
  * attached to the call is (tpm2_trust_last). */
 void tpm2_trust_last_for(struct tpm *t, struct tpm2_auth *a);
-/* Whether the process session may end with a command the caller sends
- * with it (tpm2_auth_last): it could be started again. */
-int tpm2_trust_restartable(const struct tpm *t);
 /* Whether tpm2_trust_last is pending; clears it (a job of several
  * commands sets it again before its final one). */
 int tpm2_trust_take_last(struct tpm *t);

@@ -542,11 +542,6 @@ int tpm2_srk_session_pinned(struct tpm *t, int type, int flags,
 	return 0;
 }
 
-int tpm2_trust_restartable(const struct tpm *t)
-{
-	return t->trust && t->trust->s && restartable(t->trust);
-}
-
 void tpm2_trust_last_for(struct tpm *t, struct tpm2_auth *a)
 {
 	struct tpm_trust *tr = t->trust;
