@@ -98,6 +98,72 @@ cap_value() {
 	[ "$(tb pcrread sha256:16)" = "$before" ]
 }
 
+# A LUKS2 image in $BATS_TEST_TMPDIR with passphrase fallback-pass in
+# keyslot 0 and a systemd-tpm2 token (systemd-cryptenroll 252, the
+# oracle) sealed to PCR 16 at zeros: crypttab's key field is none.
+sd_token_img() {
+	img=$BATS_TEST_TMPDIR/sd.img
+	truncate -s 32M "$img"
+	printf fallback-pass > "$BATS_TEST_TMPDIR/pass"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		"$img" "$BATS_TEST_TMPDIR/pass"
+	PASSWORD=fallback-pass systemd-cryptenroll --tpm2-device="swtpm:path=$SWTPM_DIR/sock" \
+		--tpm2-pcrs=16 "$img" >/dev/null 2>&1
+	t2_flush
+}
+
+@test "initramfs: with crypttab's key none the keyscript opens the volume's systemd-tpm2 header token, caps, and falls back to the passphrase after" {
+	"$TPMBOX" --list | grep -q '^luks ' || skip "luks is not in this build (make tiny leaves it out)"
+	for t in cryptsetup systemd-cryptenroll; do
+		command -v $t >/dev/null || { echo "$t is not installed (make check installs it)"; false; }
+	done
+	sd_token_img
+	unlock CRYPTTAB_KEY=none CRYPTTAB_SOURCE="$img"
+	assert_success
+	[ ! -s "$KD/err" ]
+	cryptsetup open --test-passphrase --key-file="$KD/out" "$img"
+	[ "$(cat "$KD/out")" != fallback-pass ]
+	run tpm2_pcrread sha256:16
+	assert_output --partial "0x$(cap_value | tr a-f A-F)"
+	# after the cap: the token is refused (exit 4), the passphrase asked
+	unlock CRYPTTAB_KEY=none CRYPTTAB_SOURCE="$img"
+	assert_success
+	[ "$(cat "$KD/out")" = fallback-pass ]
+	grep -q "tpmbox-unlock: root: the header's TPM token refused (exit 4): the boot state is not the one the key was sealed to" "$KD/err"
+	grep -q "asked: Passphrase or recovery code for root ($img): " "$KD/err"
+}
+
+@test "initramfs: with key none and no TPM token, or a tpmbox without luks, the keyscript says why and asks; nothing extended" {
+	command -v cryptsetup >/dev/null || { echo "cryptsetup is not installed (make check installs it)"; false; }
+	img=$BATS_TEST_TMPDIR/plain.img
+	truncate -s 32M "$img"
+	printf fallback-pass > "$BATS_TEST_TMPDIR/pass"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		"$img" "$BATS_TEST_TMPDIR/pass"
+	before=$(tb pcrread sha256:16)
+	# a tpmbox without the luks applet (the initramfs profile's kind)
+	printf '#!/bin/sh
+[ "$1" = luks ] && { echo "tpmbox: unknown applet luks" >&2; exit 2; }
+exec "%s" "$@"
+' \
+		"$TPMBOX" > "$BATS_TEST_TMPDIR/noluks"
+	chmod 755 "$BATS_TEST_TMPDIR/noluks"
+	unlock TPMBOX="$BATS_TEST_TMPDIR/noluks" CRYPTTAB_KEY=none CRYPTTAB_SOURCE="$img"
+	assert_success
+	[ "$(cat "$KD/out")" = fallback-pass ]
+	grep -q "this image's tpmbox has no luks applet: it cannot read the header's token" "$KD/err"
+	if "$TPMBOX" --list | grep -q '^luks '; then
+		unlock CRYPTTAB_KEY=none CRYPTTAB_SOURCE="$img"
+		assert_success
+		[ "$(cat "$KD/out")" = fallback-pass ]
+		grep -q "tpmbox-unlock: root: the header's TPM token failed (exit 1)" "$KD/err"
+	fi
+	unlock CRYPTTAB_KEY=none CRYPTTAB_SOURCE=
+	assert_success
+	grep -q "no sealed blob and no device to read a token from" "$KD/err"
+	[ "$(tb pcrread sha256:16)" = "$before" ]
+}
+
 @test "initramfs: after a PCR change the blob's recovery code typed at the prompt gives the key (tpmbox recover); a mistyped or wrong code does not" {
 	tb seal -P "$KD/pcrs" --recovery-code-out "$BATS_TEST_TMPDIR/code" -o "$BATS_TEST_TMPDIR/rblob" "$KD/key"
 	tb seal -P "$KD/pcrs" --recovery-code-out "$BATS_TEST_TMPDIR/code2" -o "$BATS_TEST_TMPDIR/other" "$KD/key"
@@ -185,6 +251,8 @@ cap_value() {
 		echo "root /dev/sda2 $BATS_TEST_TMPDIR/root.blob luks,keyscript=tpmbox-unlock"
 		echo "home UUID=1234 $BATS_TEST_TMPDIR/home.blob luks,discard,keyscript=/lib/cryptsetup/scripts/tpmbox-unlock"
 		echo "swap /dev/sdb3 /dev/urandom swap,cipher=aes-xts-plain64"
+		# key none: the header's token; nothing to copy, no warning
+		echo "data /dev/sdc1 none luks,keyscript=tpmbox-unlock"
 	} > "$BATS_TEST_TMPDIR/crypttab"
 	# /etc/tpmbox as the admin leaves it: settings and the pinned SRK
 	E=$BATS_TEST_TMPDIR/etc/tpmbox
@@ -196,6 +264,7 @@ cap_value() {
 		'mount --bind "$1/boot" /boot && mkinitramfs -d "$1/conf" -o "$1/initrd.img" "$2"' \
 		sh "$BATS_TEST_TMPDIR" "$ver"
 	assert_success
+	refute_output --partial "tpmbox hook"
 	run lsinitramfs "$BATS_TEST_TMPDIR/initrd.img"
 	assert_success
 	assert_line usr/bin/tpmbox
@@ -218,7 +287,7 @@ cap_value() {
 	initdir=$BATS_TEST_TMPDIR/img
 	mkdir -p "$initdir/etc"
 	cp "$KD/blob" "$BATS_TEST_TMPDIR/root.blob"
-	printf 'root /dev/sda2 %s luks,keyscript=tpmbox-unlock\nx /dev/sdc none luks\n' \
+	printf 'root /dev/sda2 %s luks,keyscript=tpmbox-unlock\nx /dev/sdc none luks\nhome /dev/sdb none luks,keyscript=tpmbox-unlock\n' \
 		"$BATS_TEST_TMPDIR/root.blob" > "$BATS_TEST_TMPDIR/crypttab"
 	# dracut's install helpers, as stubs that record what they are given
 	E=$BATS_TEST_TMPDIR/etc/tpmbox
@@ -245,5 +314,9 @@ cap_value() {
 	assert_line "simple $BATS_TEST_TMPDIR/root.blob"
 	assert_line "simple $E/initramfs.conf /etc/tpmbox/initramfs.conf"
 	assert_line "hook initqueue/settled 20 $M/tpmbox-settled.sh"
-	[ "$(cat "$initdir/etc/tpmbox-crypttab")" = "root /dev/sda2 $BATS_TEST_TMPDIR/root.blob" ]
+	# key none: the volume's header token, read at boot; nothing copied
+	[ "$(cat "$initdir/etc/tpmbox-crypttab")" = "root /dev/sda2 $BATS_TEST_TMPDIR/root.blob
+home /dev/sdb none" ]
+	refute_line --partial "simple none"
+	refute_line --partial warn
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # dracut module tpmbox: unlock LUKS volumes with a blob sealed by tpmbox,
 # without systemd.  For every /etc/crypttab line whose options name
-# keyscript=tpmbox-unlock, the image gets the blob, and a settled-queue
+# keyscript=tpmbox-unlock, the image gets the blob (none: the volume's
+# header token is read at boot), and a settled-queue
 # hook opens the volume with the keyscript's output (TPM first, then the
 # passphrase), the way cryptsetup's keyscript= works on Debian.
 # Opt-in: add_dracutmodules+=" tpmbox " in /etc/dracut.conf.d/tpmbox.conf.
@@ -33,7 +34,10 @@ install() {
 		*,keyscript=tpmbox-unlock,*|*,keyscript=*/tpmbox-unlock,*) ;;
 		*) continue ;;
 		esac
-		if [ -r "$key" ]; then
+		if [ "$key" = none ]; then
+			# the volume's own header token (tpmbox luks unlock)
+			echo "$name $source none" >> "$initdir/etc/tpmbox-crypttab"
+		elif [ -r "$key" ]; then
 			inst_simple "$key"
 			echo "$name $source $key" >> "$initdir/etc/tpmbox-crypttab"
 		else
