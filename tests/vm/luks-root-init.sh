@@ -5,6 +5,9 @@
 # The kernel command line says what the boot should have done:
 #   luks=tpm   the key came from the TPM: PCR 15 holds the cap and the
 #              blob no longer unseals in this boot
+#   luks=token the key came from the volume's header token (tpmbox luks
+#              unlock): PCR 15 holds the cap and the token no longer
+#              opens in this boot
 #   luks=typed the recovery code or passphrase was typed: PCR 15 is
 #              untouched (zeros)
 /bin/busybox mkdir -p /proc /sys /dev /tmp
@@ -41,6 +44,21 @@ tpm)
 		tap ok "after the cap the blob no longer unseals in this boot (exit 4)"
 	else
 		tap "not ok" "after the cap the blob no longer unseals (exit $rc)"
+	fi
+	;;
+token)
+	if [ "$pcr15" = "sha256:15 $(cat /expected-cap)" ]; then
+		tap ok "PCR 15 holds the keyscript's cap H(0 || H(\"tpmbox-unlock croot\"))"
+	else
+		tap "not ok" "PCR 15 holds the cap: $pcr15"
+	fi
+	tpmbox luks unlock /dev/vda >/tmp/out 2>/tmp/err
+	rc=$?
+	if [ $rc = 4 ] && [ ! -s /tmp/out ]; then
+		tap ok "after the cap the header's token no longer opens in this boot (exit 4, nothing printed)"
+	else
+		tap "not ok" "after the cap the header's token no longer opens (exit $rc)"
+		sed 's/^/@@TAP #   /' /tmp/err
 	fi
 	;;
 typed)

@@ -12,8 +12,13 @@
 #            comes; a mistyped recovery code is refused and asked again;
 #            the right one opens the volume through tpmbox recover;
 #   3. pass: the same with the volume's passphrase typed;
-#   4. the same volume with an image dracut builds with tpmbox's module
-#      (no systemd): TPM unlock with the cap, then the recovery code.
+#   4. the volume's own header token (crypttab's key none): a
+#      systemd-tpm2 token systemd-cryptenroll enrolled, opened by tpmbox
+#      luks unlock with the cap; on a copy sealed to another PCR 15 value
+#      the token refused and the passphrase typed;
+#   5. the same volume with an image dracut builds with tpmbox's module
+#      (no systemd): TPM unlock with the cap, then the recovery code, then
+#      the header token.
 # Prints TAP lines; exit 0 all passed, 1 a check failed, 77 skipped (why
 # on stdout as a comment).  Run by tests/vm/run.sh (make vmtest).
 cd "$(dirname "$0")/../.." || exit 3
@@ -96,33 +101,39 @@ echo "croot UUID=$(cryptsetup luksUUID "$W/disk.img") /etc/tpmbox/root.blob luks
 mkdir -p "$W/scripts"
 cp -a /lib/cryptsetup/scripts/. "$W/scripts/"
 cp initramfs/tpmbox-unlock "$W/scripts/tpmbox-unlock"
-# Mount points this host may lack (a container has no /lib/modules):
-# made for the private mounts below and removed after.
-made=
-for m in /lib/modules /etc/tpmbox /boot; do
-	[ -d "$m" ] || { mkdir "$m" && made="$made $m"; }
-done
+# mkinitramfs_img CRYPTTAB OUT BIN: an initramfs-tools image for the
+# crypttab file given, with BIN as its tpmbox (root.blob at the path the
+# first crypttab names; the hook copies it from there).
+mkinitramfs_img() {
+	local made= m mrc t0
+	# Mount points this host may lack (a container has no /lib/modules):
+	# made for the private mounts below and removed after.
+	for m in /lib/modules /etc/tpmbox /boot; do
+		[ -d "$m" ] || { mkdir "$m" && made="$made $m"; }
+	done
+	t0=$(date +%s)
+	TPMBOX_BIN=$3 TPMBOX_ETC=$W/etc TPMBOX_CRYPTTAB=$1 \
+	TPMBOX_KEYSCRIPT=$W/scripts/tpmbox-unlock \
+	unshare -m sh -ec '
+		mount --bind "$1/kernel/root/lib/modules" /lib/modules
+		mount --bind "$1/kernel/root/boot" /boot	# the kernel config
+		mount --bind "$4" /etc/crypttab
+		mount --bind "$2/scripts" /lib/cryptsetup/scripts
+		# the blob where crypttab names it; the hook copies it from there
+		mount -t tmpfs tmpfs /etc/tpmbox
+		cp "$2/root.blob" /etc/tpmbox/root.blob
+		mkinitramfs -d "$2/conf" -o "$5" "$3"' sh "$VM_DIR" "$W" "$VM_KVER" "$1" "$2" \
+		> "$W/mkinitramfs.log" 2>&1
+	mrc=$?
+	for m in $made; do rmdir "$m"; done
+	if [ $mrc != 0 ]; then
+		echo "not ok - mkinitramfs failed (exit $mrc):"; sed 's/^/#   /' "$W/mkinitramfs.log"
+		exit 1
+	fi
+	echo "# mkinitramfs: $(stat -c %s "$2") bytes in $(( $(date +%s) - t0 )) s"
+}
 depmod -b "$VM_DIR/kernel/root" "$VM_KVER" || exit 3
-t0=$(date +%s)
-TPMBOX_BIN=$IMG_TPMBOX TPMBOX_ETC=$W/etc TPMBOX_CRYPTTAB=$W/crypttab \
-TPMBOX_KEYSCRIPT=$W/scripts/tpmbox-unlock \
-unshare -m sh -ec '
-	mount --bind "$1/kernel/root/lib/modules" /lib/modules
-	mount --bind "$1/kernel/root/boot" /boot	# the kernel config
-	mount --bind "$2/crypttab" /etc/crypttab
-	mount --bind "$2/scripts" /lib/cryptsetup/scripts
-	# the blob where crypttab names it; the hook copies it from there
-	mount -t tmpfs tmpfs /etc/tpmbox
-	cp "$2/root.blob" /etc/tpmbox/root.blob
-	mkinitramfs -d "$2/conf" -o "$2/initrd.img" "$3"' sh "$VM_DIR" "$W" "$VM_KVER" \
-	> "$W/mkinitramfs.log" 2>&1
-mrc=$?
-for m in $made; do rmdir "$m"; done
-if [ $mrc != 0 ]; then
-	echo "not ok - mkinitramfs failed (exit $mrc):"; sed 's/^/#   /' "$W/mkinitramfs.log"
-	exit 1
-fi
-echo "# mkinitramfs: $(stat -c %s "$W/initrd.img") bytes in $(( $(date +%s) - t0 )) s"
+mkinitramfs_img "$W/crypttab" "$W/initrd.img" "$IMG_TPMBOX"
 check "the image holds tpmbox, the keyscript, the pinned SRK, the blob and cryptsetup" \
 	sh -c 'l=$(lsinitramfs "$0"); for f in usr/bin/tpmbox lib/cryptsetup/scripts/tpmbox-unlock \
 		etc/tpmbox/srk.pem etc/tpmbox/root.blob cryptroot/crypttab sbin/cryptsetup; do
@@ -156,7 +167,7 @@ cp "$W/initrd.img" "$W/initrd-moved.img" &&
 	truncate -s $(( ($(stat -c %s "$W/initrd.img") + 511) / 512 * 512 )) "$W/initrd-moved.img" &&
 	vm_cpio "$W/over" "$W/over.cpio" && cat "$W/over.cpio" >> "$W/initrd-moved.img" || exit 3
 
-disk=(-drive "file=$W/disk.img,format=raw,if=virtio")
+DISK=$W/disk.img	# the volume the next boot opens
 app="root=/dev/mapper/croot rootfstype=ext4 rootwait"
 
 # boot: NAME INITRD MODE [TEXT...]: boot with a copy of the TPM state;
@@ -168,7 +179,8 @@ boot() {
 	rm -rf "${VM_DIR:?}/$name" && mkdir -p "$VM_DIR/$name" &&
 		cp -r "$TPM" "$VM_DIR/$name/tpm" || return 3
 	printf '%s\n' "$@" > "$kb" && truncate -s 4096 "$kb"
-	vm_boot "$name" "$initrd" "$log" -k -a "$app luks=$mode" -- "${disk[@]}" \
+	vm_boot "$name" "$initrd" "$log" -k -a "$app luks=$mode" -- \
+		-drive "file=$DISK,format=raw,if=virtio" \
 		-drive "file=$kb,format=raw,if=virtio,readonly=on" > "$VM_DIR/$name.boot" 2>&1
 }
 # tap_of NAME WHAT: the guest's own checks, and that it got to the end.
@@ -210,6 +222,49 @@ sed 's/^/# /' "$VM_DIR/luks-pass.boot"
 tap_of luks-pass "passphrase"
 check "passphrase: one prompt, the passphrase's keyslot opened the root" [ "$(prompts luks-pass)" = 1 ]
 
+# ---- the volume's own header token (crypttab's key none) ----
+# systemd-cryptenroll (the oracle) enrolls a systemd-tpm2 token on copies
+# of the volume, on the host with the machine's TPM: sealed to PCR 15 at
+# zeros (this boot's value before the cap), and on the second copy to a
+# PCR 15 value this boot never has.  The images get the full tpmbox: the
+# initramfs profile has no luks applet (docs/initramfs.md).
+SD=
+if ! command -v systemd-cryptenroll >/dev/null; then
+	echo "# header token: skipped, systemd-cryptenroll is not installed (make check installs it)"
+else
+	cp "$W/disk.img" "$W/disk-sd.img" && cp "$W/disk.img" "$W/disk-sdmoved.img" || exit 3
+	vm_swtpm_host "$TPM" sh -c '
+		ln -sf "$2/host.ctrl" "$2/host.sock.ctrl"
+		enroll() { PASSWORD=$(cat "$1/pass") systemd-cryptenroll \
+			--tpm2-device="swtpm:path=$2/host.sock" --tpm2-pcrs=15 "$3"; }
+		enroll "$1" "$2" "$1/disk-sd.img" &&
+		"$0" extend 15 -s elsewhere >/dev/null &&
+		enroll "$1" "$2" "$1/disk-sdmoved.img"
+		rc=$?; rm -f "$2/host.sock.ctrl"; exit $rc' "$TPMBOX" "$W" "$TPM" \
+		> "$W/cryptenroll.log" 2>&1 ||
+		{ nok "systemd-cryptenroll on the host"; sed 's/^/#   /' "$W/cryptenroll.log"; }
+	echo "croot UUID=$(cryptsetup luksUUID "$W/disk-sd.img") none luks,initramfs,keyscript=tpmbox-unlock" > "$W/crypttab-sd"
+	mkinitramfs_img "$W/crypttab-sd" "$W/initrd-sd.img" "$TPMBOX"
+	SD=1
+	DISK=$W/disk-sd.img
+	boot luks-sd-tpm "$W/initrd-sd.img" token
+	sed 's/^/# /' "$VM_DIR/luks-sd-tpm.boot"
+	tap_of luks-sd-tpm "systemd token"
+	check "systemd token: no prompt: luks unlock opened the header's token" [ "$(prompts luks-sd-tpm)" = 0 ]
+	# the keyboard for the prompt: the same appended cpio as above
+	cp "$W/initrd-sd.img" "$W/initrd-sd-kb.img" &&
+		truncate -s $(( ($(stat -c %s "$W/initrd-sd.img") + 511) / 512 * 512 )) "$W/initrd-sd-kb.img" &&
+		cat "$W/over.cpio" >> "$W/initrd-sd-kb.img" || exit 3
+	DISK=$W/disk-sdmoved.img
+	boot luks-sd-moved "$W/initrd-sd-kb.img" typed "$(cat "$W/pass")"
+	sed 's/^/# /' "$VM_DIR/luks-sd-moved.boot"
+	tap_of luks-sd-moved "systemd token moved"
+	check "systemd token moved: the token refused (exit 4), one prompt, the passphrase opened the root" \
+		sh -c 'grep -a -q "tpmbox-unlock: croot: the header.s TPM token refused (exit 4)" "$0" &&
+		       [ "$(grep -a -c "Passphrase or recovery code for croot" "$0")" = 1 ]' "$VM_DIR/luks-sd-moved.log"
+	DISK=$W/disk.img
+fi
+
 # ---- the same volume opened by a dracut image (no systemd) ----
 # dracut-core's own tools, with tpmbox's module added to a copy of its
 # modules.d; dracut's crypt module stays out of the way (rd.luks=0): the
@@ -222,34 +277,41 @@ else
 	cp -a /usr/lib/dracut/modules.d "$D/modules.d"
 	mkdir -p "$D/modules.d/90tpmbox"
 	cp initramfs/dracut/90tpmbox/* initramfs/tpmbox-unlock "$D/modules.d/90tpmbox/"
-	cp "$IMG_TPMBOX" "$D/bin/tpmbox"
-	made=
-	for m in /lib/modules /etc/tpmbox /boot; do
-		[ -d "$m" ] || { mkdir "$m" && made="$made $m"; }
-	done
-	t0=$(date +%s)
-	DRACUT_PATH="$D/bin /sbin /bin /usr/sbin /usr/bin" TPMBOX_ETC=$W/etc TPMBOX_CRYPTTAB=$W/crypttab \
-	unshare -m sh -ec '
-		mount --bind "$1/kernel/root/lib/modules" /lib/modules
-		mount --bind "$1/kernel/root/boot" /boot
-		mount --bind "$2/dracut/modules.d" /usr/lib/dracut/modules.d
-		mount -t tmpfs tmpfs /etc/tpmbox
-		cp "$2/root.blob" /etc/tpmbox/root.blob
-		dracut --force --no-hostonly --no-early-microcode --gzip \
-			--conf /dev/null --confdir "$2/dracut/conf.d" \
-			--kver "$3" --kmoddir "/lib/modules/$3" \
-			--modules "base rootfs-block udev-rules crypt tpmbox" \
-			--omit "systemd systemd-initrd dracut-systemd plymouth" \
-			--drivers "virtio_pci virtio_blk ext4 crc32c_generic dm_crypt" \
-			"$2/initrd-dracut.img" "$3"' sh "$VM_DIR" "$W" "$VM_KVER" \
-		> "$D/dracut.log" 2>&1
+	# dracut_img CRYPTTAB OUT BIN: the dracut image for that crypttab
+	# file, with BIN as its tpmbox; exit status that of dracut.
+	dracut_img() {
+		local made= m mrc t0
+		mkdir -p "$D/bin" && cp "$3" "$D/bin/tpmbox" || return 1
+		for m in /lib/modules /etc/tpmbox /boot; do
+			[ -d "$m" ] || { mkdir "$m" && made="$made $m"; }
+		done
+		t0=$(date +%s)
+		DRACUT_PATH="$D/bin /sbin /bin /usr/sbin /usr/bin" TPMBOX_ETC=$W/etc TPMBOX_CRYPTTAB=$1 \
+		unshare -m sh -ec '
+			mount --bind "$1/kernel/root/lib/modules" /lib/modules
+			mount --bind "$1/kernel/root/boot" /boot
+			mount --bind "$2/dracut/modules.d" /usr/lib/dracut/modules.d
+			mount -t tmpfs tmpfs /etc/tpmbox
+			cp "$2/root.blob" /etc/tpmbox/root.blob
+			dracut --force --no-hostonly --no-early-microcode --gzip \
+				--conf /dev/null --confdir "$2/dracut/conf.d" \
+				--kver "$3" --kmoddir "/lib/modules/$3" \
+				--modules "base rootfs-block udev-rules crypt tpmbox" \
+				--omit "systemd systemd-initrd dracut-systemd plymouth" \
+				--drivers "virtio_pci virtio_blk ext4 crc32c_generic dm_crypt" \
+				"$4" "$3"' sh "$VM_DIR" "$W" "$VM_KVER" "$2" \
+			> "$D/dracut.log" 2>&1
+		mrc=$?
+		for m in $made; do rmdir "$m"; done
+		[ $mrc = 0 ] && echo "# dracut: $(stat -c %s "$2") bytes in $(( $(date +%s) - t0 )) s"
+		return $mrc
+	}
+	dracut_img "$W/crypttab" "$W/initrd-dracut.img" "$IMG_TPMBOX"
 	mrc=$?
-	for m in $made; do rmdir "$m"; done
 	if [ $mrc != 0 ]; then
 		nok "dracut: building the image (exit $mrc)"
 		tail -n 30 "$D/dracut.log" | sed 's/^/#   /'
 	else
-		echo "# dracut: $(stat -c %s "$W/initrd-dracut.img") bytes in $(( $(date +%s) - t0 )) s"
 		check "dracut: the image holds tpmbox, the keyscript, its hook, the pinned SRK and the blob" \
 			sh -c 'l=$(lsinitrd "$0" 2>/dev/null | awk "{print \$NF}"); for f in usr/bin/tpmbox lib/cryptsetup/scripts/tpmbox-unlock \
 				sbin/tpmbox-dracut etc/tpmbox/srk.pem etc/tpmbox/root.blob etc/tpmbox-crypttab; do
@@ -268,6 +330,20 @@ else
 		check "dracut code: unseal refused (exit 4), one prompt, the recovery code opened the root" \
 			sh -c 'grep -a -q "tpmbox-unlock: croot: unseal refused (exit 4)" "$0" &&
 			       [ "$(grep -a -c "Passphrase or recovery code for croot" "$0")" = 1 ]' "$VM_DIR/luks-dracut-code.log"
+		if [ -n "$SD" ]; then
+			if dracut_img "$W/crypttab-sd" "$W/initrd-dracut-sd.img" "$TPMBOX"; then
+				DISK=$W/disk-sd.img
+				boot luks-dracut-sd "$W/initrd-dracut-sd.img" token
+				sed 's/^/# /' "$VM_DIR/luks-dracut-sd.boot"
+				tap_of luks-dracut-sd "dracut systemd token"
+				check "dracut systemd token: no prompt: luks unlock opened the header's token" \
+					[ "$(prompts luks-dracut-sd)" = 0 ]
+				DISK=$W/disk.img
+			else
+				nok "dracut: building the image for the header token"
+				tail -n 30 "$D/dracut.log" | sed 's/^/#   /'
+			fi
+		fi
 	fi
 fi
 
