@@ -103,9 +103,24 @@ da_count() { tb info | sed -n 's/^dictionary attack: \([0-9]*\) failures.*/\1/p'
 	tb extend 11 -b sha256 -d "$(printf enter-initrd | sha256sum | cut -c1-64)"
 	[ "$(tb pcrread sha256:11 | cut -d' ' -f2)" = "$want" ]
 	opens sdsig.img --signature "$D/sig.json"
+	# none given and none where systemd keeps it: exit 2, saying where
+	export TPMBOX_SIGNATURE_ROOT=$D/root
+	mkdir -p "$D/root/run/systemd" "$D/root/.extra" "$D/root/etc/systemd"
 	run tb luks unlock "$D/sdsig.img"
 	assert_failure 2
-	assert_output --partial "give --signature SIG.json"
+	assert_output --partial "no tpm2-pcr-signature.json is where systemd keeps it: give --signature SIG.json"
+	# where systemd-stub unpacks a UKI's .pcrsig in the initrd, and
+	# /run/systemd/ (systemd's places, in its order: /etc first)
+	cp "$D/sig.json" "$D/root/.extra/tpm2-pcr-signature.json"
+	opens sdsig.img
+	cp "$D/sig.json" "$D/root/run/systemd/tpm2-pcr-signature.json"
+	echo '{"sha256":[]}' > "$D/root/.extra/tpm2-pcr-signature.json"
+	opens sdsig.img
+	echo '{"sha256":[]}' > "$D/root/etc/systemd/tpm2-pcr-signature.json"
+	run tb luks unlock "$D/sdsig.img"
+	assert_failure 4
+	assert_output --partial "$D/root/etc/systemd/tpm2-pcr-signature.json"
+	unset TPMBOX_SIGNATURE_ROOT
 	# a signature by another key: exit 4, no policy by that key
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 \
 		-out "$D/other.key" 2>/dev/null

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/pem.h"
 #include "base/tpm2const.h"
@@ -131,12 +132,51 @@ static int sd_authvalue(const struct sdtpm2 *s, const char *pin,
 	return rc ? err_set(e, EX_FAIL, "hashing the PIN failed") : 0;
 }
 
+/* Where systemd looks for the signed-policy JSON when none is named
+ * (tpm2_load_pcr_signature: "tpm2-pcr-signature.json" in its
+ * configuration directories, in this order), then /.extra, where
+ * systemd-stub unpacks a UKI's .pcrsig section in the initrd.
+ * TPMBOX_SIGNATURE_ROOT prefixes each (tests). */
+static const char *const sig_dirs[] = {
+	"/etc/systemd", "/run/systemd", "/usr/local/lib/systemd",
+	"/usr/lib/systemd", "/.extra",
+};
+
+/* in's signature files, or the first default one that exists: *paths
+ * and *n; 0 when there is none. */
+static int sig_paths(const struct luks_unlock_in *in, char *buf, size_t len,
+		     const char *const **paths, int *n)
+{
+	static const char *one[1];
+	const char *root = getenv("TPMBOX_SIGNATURE_ROOT");
+	size_t i;
+
+	if (in->nsig) {
+		*paths = in->sigpaths;
+		*n = in->nsig;
+		return 1;
+	}
+	for (i = 0; i < sizeof(sig_dirs) / sizeof(sig_dirs[0]); i++) {
+		snprintf(buf, len, "%s%s/tpm2-pcr-signature.json",
+			 root ? root : "", sig_dirs[i]);
+		if (access(buf, F_OK) == 0) {
+			one[0] = buf;
+			*paths = one;
+			*n = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int sd_check(const struct sdtpm2 *s, const char *what,
 		    const struct luks_unlock_in *in, struct tberr *e)
 {
 	struct tpm2_public *k;
 	struct polsig *sigs;
-	int i, rc;
+	const char *const *paths;
+	char buf[256];
+	int i, rc, n;
 
 	if (s->pcrlock)
 		return err_set(e, EX_FAIL, "%s has a pcrlock policy (systemd "
@@ -162,20 +202,21 @@ static int sd_check(const struct sdtpm2 *s, const char *what,
 	}
 	if (!s->has_pubkey)
 		return 0;
-	if (!in->nsig) {
+	if (!sig_paths(in, buf, sizeof(buf), &paths, &n)) {
 		err_set(e, EX_USAGE, "%s is sealed to PCR policies signed by "
-			"a key (systemd-cryptenroll --tpm2-public-key): give "
-			"--signature SIG.json", what);
-		err_hint(e, "systemd keeps it as tpm2-pcr-signature.json "
-			 "(in /run/systemd/ or the UKI's .pcrsig section)");
+			"a key (systemd-cryptenroll --tpm2-public-key) and no "
+			"tpm2-pcr-signature.json is where systemd keeps it: "
+			"give --signature SIG.json", what);
+		err_hint(e, "looked in /etc/systemd, /run/systemd, "
+			 "/usr/local/lib/systemd, /usr/lib/systemd and /.extra "
+			 "(a UKI's .pcrsig section in the initrd)");
 		return EX_USAGE;
 	}
 	k = malloc(sizeof(*k));
 	sigs = malloc(sizeof(*sigs));
 	rc = !k || !sigs ? err_set(e, EX_FAIL, "out of memory") :
 	     sd_signer(s, what, 0, k, e) ? e->code :
-	     signed_policies_read(in->sigpaths, in->nsig, k, s->bank, what,
-				  sigs, e);
+	     signed_policies_read(paths, n, k, s->bank, what, sigs, e);
 	free(k);
 	free(sigs);
 	return rc;
@@ -394,8 +435,9 @@ static int sd_unlock(struct tpm *t, const struct sdtpm2 *sd, const char *what,
 	struct tpm2_session *s = NULL;
 	uint8_t auth[32], *secret = NULL;
 	size_t authlen = 0, slen = 0, n;
-	char *b64 = NULL;
-	int i, rc = 0, m;
+	char *b64 = NULL, sigbuf[256];
+	const char *const *sigp = NULL;
+	int i, rc = 0, m, nsig = 0;
 
 	if (!cur || !srk || (sd->has_pubkey && !sg) ||
 	    !(secret = malloc(SECRET_MAX * SDTPM2_BLOBS))) {
@@ -420,8 +462,10 @@ static int sd_unlock(struct tpm *t, const struct sdtpm2 *sd, const char *what,
 		rc = e->code;
 		goto out;
 	}
+	if (sg && !sig_paths(in, sigbuf, sizeof(sigbuf), &sigp, &nsig))
+		sigp = NULL, nsig = 0;	/* sd_check refused it already */
 	if (sg && (sd_signer(sd, what, 0, &sg->signer, e) ||
-		   signed_policies_read(in->sigpaths, in->nsig, &sg->signer,
+		   signed_policies_read(sigp, nsig, &sg->signer,
 					sd->bank, what, &sg->sigs, e))) {
 		rc = e->code;
 		goto out;
