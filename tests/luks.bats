@@ -220,6 +220,18 @@ bad() {	# IMG SENTENCE: exit 1 with it, no TPM command traced
 	assert_failure 6
 }
 
+@test "luks list and unlock: a LUKS1 volume is named as such, one sentence, exit 1, nothing printed" {
+	truncate -s 16M "$D/l1.img"
+	cryptsetup luksFormat -q --type luks1 --pbkdf-force-iterations 1000 "$D/l1.img" "$D/pw"
+	bad "$D/l1.img" "is a LUKS1 volume: tpmbox reads LUKS2 headers and their tokens only"
+	run tb --trace luks unlock "$D/l1.img"
+	assert_failure 1
+	assert_output --partial "is a LUKS1 volume"
+	refute_output --partial "bytes)"
+	tb luks unlock "$D/l1.img" > "$BATS_TEST_TMPDIR/out" 2>/dev/null || true
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
+}
+
 @test "luks list: primary magic or checksum broken: the secondary is used and named; both broken: exit 1" {
 	cp "$D/base.img" "$D/m1.img"
 	python3 "$IMGPY" poke "$D/m1.img" 0 0 00

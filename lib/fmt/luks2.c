@@ -331,6 +331,17 @@ int luks2_read(luks2_read_fn rd, void *arg, const char *what,
 				       sizeof(why2));
 	if (r2 == 1)
 		snprintf(why2, sizeof(why2), "was not found");
+	if (r1 && r2 && !memcmp(b, magic1, 6) && b[6] == 0 && b[7] == 1 &&
+	    r2 == 1) {
+		free(a1);
+		err_set(e, EX_FAIL, "%s is a LUKS1 volume: tpmbox reads LUKS2 "
+			"headers and their tokens only (clevis keeps a LUKS1 "
+			"binding in luksmeta, which it does not read)", what);
+		err_hint(e, "clevis luks unlock opens a LUKS1 binding; "
+			 "cryptsetup convert --type luks2 DEV moves a volume to "
+			 "LUKS2 (clevis luks bind again after)");
+		return EX_FAIL;
+	}
 	if (r1 && r2) {
 		rc = r1 == 1 && memcmp(b, magic1, 4) && r2 == 1 ?
 		     err_set(e, EX_FAIL, "%s: not a LUKS2 header (no LUKS "
