@@ -506,6 +506,55 @@ cross_bench() {
 	TPMBOX=$glibc
 	echo "(riscv64 is a static glibc build: Debian 12 has no riscv64 musl)"
 }
+# ---- LUKS2 tokens (issue 27) ------------------------------------------------
+# luks unlock of a clevis tpm2 token (PCR 7) against `clevis luks pass`
+# on the same image (clevis-decrypt-tpm2: tpm2_createprimary, tpm2_load,
+# tpm2_unseal and jose, one shell pipeline); the swtpm has no resource
+# manager, so each clevis run is followed by tpm2_flushcontext -t
+# (counted on clevis's side: 1 process, a few ms).  And luks unlock of a
+# systemd-cryptenroll PCR 7 token (systemd's own unlock path needs
+# /dev/tpmrmN: no host peer; its TPM commands are in tests/cmdcount.bats).
+luks_bench() {
+	local d=$BENCH_DIR/luks a b c
+	mkdir -p "$d"
+	printf pw > "$d/pw"
+	truncate -s 32M "$d/cl.img"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
+		--pbkdf-force-iterations 1000 "$d/cl.img" "$d/pw"
+	cp "$d/cl.img" "$d/sd.img"
+	clevis luks bind -y -d "$d/cl.img" -k "$d/pw" tpm2 '{"pcr_ids":"7"}' >/dev/null 2>&1
+	tpm2_flushcontext -t >/dev/null 2>&1 || true
+	PASSWORD=pw systemd-cryptenroll --tpm2-device="$TPMBOX_TCTI" \
+		--tpm2-pcrs=7 "$d/sd.img" >/dev/null 2>&1
+	tpm2_flushcontext -t >/dev/null 2>&1 || true
+	LUKS_D=$d
+	[ "$(tb luks unlock "$d/cl.img")" = "$(clevis luks pass -d "$d/cl.img" -s 1)" ]
+	tpm2_flushcontext -t >/dev/null 2>&1 || true
+	echo
+	echo "LUKS2 tokens: unlock per process ($RUNS runs, median)"
+	a=$(median_us wf_luks_tpmbox_clevis)
+	b=$(median_us wf_luks_clevis)
+	c=$(median_us wf_luks_tpmbox_sd)
+	printf '%-44s %10s\n' "clevis luks pass (clevis token, PCR 7)" "$(ms "$b")"
+	printf '%-44s %10s %8s\n' "tpmbox luks unlock (the same token)" "$(ms "$a")" \
+		"$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}')"
+	printf '%-44s %10s\n' "tpmbox luks unlock (systemd-tpm2, PCR 7)" "$(ms "$c")"
+}
+wf_luks_tpmbox_clevis() { tb luks unlock "$LUKS_D/cl.img" >/dev/null; }
+wf_luks_tpmbox_sd() { tb luks unlock "$LUKS_D/sd.img" >/dev/null; }
+wf_luks_clevis() {
+	clevis luks pass -d "$LUKS_D/cl.img" -s 1 >/dev/null
+	tpm2_flushcontext -t >/dev/null 2>&1 || true
+}
+if [ -n "$ONLY" ]; then :
+elif command -v clevis >/dev/null && command -v systemd-cryptenroll >/dev/null &&
+     command -v cryptsetup >/dev/null && "$TPMBOX" --list | grep -q '^luks '; then
+	luks_bench
+else
+	echo
+	echo "LUKS2 tokens: not measured (needs clevis, systemd-cryptenroll and cryptsetup)"
+fi
+
 if [ -n "$ONLY" ]; then :
 elif [ -n "$CROSS_DIR" ] && [ -n "$TINY" ]; then
 	cross_bench
