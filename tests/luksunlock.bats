@@ -333,6 +333,94 @@ sd_variant() {	# NAME JQ-FILTER [ARGS...]: sd7's token changed, imported
 		--json-file "$D/$name.json" "$D/$name.img"
 }
 
+@test "luks unlock: the legacy RSA primary (tpm2-primary-alg rsa), and clevis sss in a LUKS2 header" {
+	need sd7.img
+	local hs
+	# systemd's legacy RSA template: RSA-2048, 0x00030072, AES-128-CFB,
+	# unique empty (tpm2_createprimary -G rsa's defaults)
+	tpm2_createprimary -C o -G rsa2048:null:aes128cfb -g sha256 -c "$D/rsa.ctx" -a \
+		'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|decrypt' >/dev/null
+	head -c 32 /dev/urandom > "$D/r1"
+	seal_tools "$D/rsa.ctx" "$D/r1" 7 "" "$D/rsa"
+	tpm2_flushcontext "$D/rsa.ctx" 2>/dev/null || t2_flush
+	base64 -w0 < "$D/r1" > "$D/r1.pass"
+	cp "$D/base.img" "$D/rsa.img"
+	cryptsetup luksAddKey -q --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--key-file "$D/pw" "$D/rsa.img" "$D/r1.pass"
+	hs=$(xxd -p -c 100 "$D/rsa.policy")
+	jq -nc --arg b "$(cat "$D/rsa.priv" "$D/rsa.pub" | base64 -w0)" --arg h "$hs" \
+		'{type:"systemd-tpm2",keyslots:["1"],"tpm2-blob":$b,"tpm2-pcrs":[7],
+		  "tpm2-pcr-bank":"sha256","tpm2-primary-alg":"rsa",
+		  "tpm2-policy-hash":$h,"tpm2-pin":false}' > "$D/rsa.json"
+	cryptsetup token import --token-id 0 --json-file "$D/rsa.json" "$D/rsa.img"
+	opens rsa.img
+	cmp "$BATS_TEST_TMPDIR/pass" "$D/r1.pass"
+	# the same blob said to be under the ECC primary: its Load fails
+	jq -c '."tpm2-primary-alg" = "ecc"' "$D/rsa.json" > "$D/rsaecc.json"
+	cp "$D/rsa.img" "$D/rsaecc.img"
+	cryptsetup token remove --token-id 0 "$D/rsaecc.img"
+	cryptsetup token import --token-id 0 --json-file "$D/rsaecc.json" "$D/rsaecc.img"
+	run tb luks unlock "$D/rsaecc.img"
+	assert_failure 1
+	[ "$(echo "$output" | grep -c '^tpmbox luks:')" = 1 ]
+	t2_flush
+	# clevis sss, threshold 1 over two tpm2 pins, bound in the header
+	cp "$D/base.img" "$D/sss.img"
+	clevis luks bind -y -d "$D/sss.img" -k "$D/pw" sss \
+		'{"t":1,"pins":{"tpm2":[{"pcr_ids":"7"},{}]}}' >/dev/null 2>&1
+	t2_flush
+	opens sss.img
+	clevis luks pass -d "$D/sss.img" -s 1 > "$BATS_TEST_TMPDIR/clpass"
+	t2_flush
+	cmp "$BATS_TEST_TMPDIR/pass" "$BATS_TEST_TMPDIR/clpass"
+	# PCR 7 moved: the PCR-less pin alone still meets t=1
+	tb extend 7 -s sss-moved >/dev/null
+	opens sss.img
+}
+
+@test "luks unlock: in dictionary-attack lockout a PIN token is exit 5, nothing on stdout" {
+	# PIN only, no PCRs: earlier tests move PCR 7, and a PCR mismatch
+	# fails before the PIN is checked (nothing counted)
+	NEWPIN=5678 sd_enroll sdpinonly.img --tpm2-pcrs= --tpm2-with-pin=yes
+	tb dalock --reset >/dev/null
+	local was
+	was=$(tpm2_getcap properties-variable | awk '/MAX_AUTH_FAIL|LOCKOUT_INTERVAL|LOCKOUT_RECOVERY/ {printf "%d ", $2}')
+	tpm2_dictionarylockout -s -n 2 -t 600 -l 600 >/dev/null
+	for _ in 1 2; do
+		run tb luks unlock "$D/sdpinonly.img" --pin str:0000
+		assert_failure 4
+	done
+	tb luks unlock "$D/sdpinonly.img" --pin str:5678 > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" && rc=0 || rc=$?
+	tpm2_dictionarylockout -c >/dev/null
+	set -- $was
+	tpm2_dictionarylockout -s -n "$1" -t "$2" -l "$3" >/dev/null
+	[ "$rc" = 5 ]
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
+	grep -qi "lockout" "$BATS_TEST_TMPDIR/err"
+	# after the reset the right PIN opens it again
+	opens sdpinonly.img --pin str:5678
+}
+
+@test "luks unlock: a PCR bank this TPM lacks is one sentence, exit 1, nothing loaded" {
+	need sd7.img
+	# sha384 and sha512 deallocated (a reboot makes it so), then back
+	tb pcrallocate sha1,sha256 >/dev/null || [ $? = 7 ]
+	swtpm_restart
+	run tpm2_pcrread sha384:7
+	refute_output --partial "0x"
+	sd_variant nobank '."tpm2-pcr-bank" = "sha384"'
+	run tb --trace luks unlock "$D/nobank.img"
+	tb pcrallocate sha1,sha256,sha384,sha512 >/dev/null || [ $? = 7 ]
+	swtpm_restart
+	assert_failure 1
+	assert_output --partial "sha384"
+	[ "$(echo "$output" | grep -c '^tpmbox luks:')" = 1 ]
+	refute_output --partial "Load"
+	refute_output --partial "Unseal"
+	refute_output --partial "CreatePrimary"
+	echo "$output" | grep '^tpmbox luks:'
+}
+
 @test "luks unlock: pcrlock, a policy hash that is not the object's: exit 1, nothing sent to the TPM" {
 	need sd7.img
 	local nv
