@@ -26,6 +26,16 @@ install() {
 	[ -r "$etc/initramfs.conf" ] &&
 		inst_simple "$etc/initramfs.conf" /etc/tpmbox/initramfs.conf
 	[ -r "$etc/srk.pem" ] && inst_simple "$etc/srk.pem" /etc/tpmbox/srk.pem
+	# the TOTP blob the settings name (TPMBOX_TOTP), at the same path
+	local totp
+	totp=$( [ -r "$etc/initramfs.conf" ] && . "$etc/initramfs.conf"; echo "${TPMBOX_TOTP:-}")
+	if [ -n "$totp" ]; then
+		if [ -r "$totp" ]; then
+			inst_simple "$totp"
+		else
+			dwarn "tpmbox: TPMBOX_TOTP names $totp, which is missing"
+		fi
+	fi
 	# The volumes to open, one "NAME SOURCE BLOB" line each.
 	: > "$initdir/etc/tpmbox-crypttab"
 	while read -r name source key options; do
