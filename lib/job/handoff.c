@@ -225,7 +225,7 @@ static int platform2(struct tpm *t, struct lockdown *l, uint32_t startup)
 		goto out;
 	tpm2_session_set_flags(s, SESS_ENC_CMD);
 	tpm2_session_use(s, &a, empty_value, 0);
-	tpm_last(t);
+	tpm2_trust_last_for(t, &a);
 	rc = tpm2_hierarchy_change_auth(t, TPM2_RH_PLATFORM, &a, v,
 					sizeof(v));
 	if (!rc)
