@@ -105,7 +105,7 @@ static int extends(struct tpm *t, struct lockdown *l)
 		if (!l->dry && (rc = tpm_pcr_extend(t, l->x[k].pcr, n, algs,
 						    (const uint8_t (*)[64])d))) {
 			/* TPM_RC_LOCALITY: PCRs 17-22 are the DRTM's */
-			if (rc_base(t->e->rc) == 0x107)
+			if (rc_base(t->e->rc) == 0x907)
 				err_hint(t->e, "PCR %u can be extended only "
 					 "from a higher locality (a DRTM PCR)",
 					 l->x[k].pcr);
