@@ -187,6 +187,17 @@ ZERO20=0000000000000000000000000000000000000000
 	echo "# shutdown: $(sent)" >&3
 }
 
+@test "handoff: shutdown while a PCR allocation waits: TPM_RC_TYPE (exit 1) with a hint, --clear goes" {
+	start2
+	run tb pcrallocate sha256
+	assert_failure 7
+	run tb shutdown
+	assert_failure 1
+	assert_output --partial "TPM_RC_TYPE"
+	assert_output --partial "only shutdown --clear is allowed"
+	tb shutdown --clear
+}
+
 @test "handoff: shutdown's usage errors (exit 2), and no TPM (exit 3)" {
 	run tb shutdown now
 	assert_failure 2
