@@ -99,7 +99,7 @@ static void report(const struct lockdown *l, int fam, int json)
 		       l->dry ? "true" : "false");
 		for (i = 0, s = l->st; i < l->nst; i++, s++) {
 			printf("%s{\"step\":\"%s\",", i ? "," : "",
-			       lock_step_name(l, s));
+			       lock_step_name(s));
 			if (s->step == LOCK_EXTEND)
 				printf("\"pcr\":%u,", s->pcr);
 			printf("\"result\":\"%s\",\"detail\":",
@@ -114,7 +114,7 @@ static void report(const struct lockdown *l, int fam, int json)
 		if (s->step == LOCK_EXTEND)
 			printf("extend %u: ", s->pcr);
 		else
-			printf("%s: ", lock_step_name(l, s));
+			printf("%s: ", lock_step_name(s));
 		printf("%s (%s)\n", lock_result_words(s->result), s->detail);
 	}
 }

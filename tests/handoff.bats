@@ -290,7 +290,7 @@ assert [s["result"] for s in j["steps"]] == ["already"], j' "$output"
 	[ "$(prop phEnable)" = 1 ]
 }
 
-@test "handoff: lockdown --disable-clear with a lockout value: missing is exit 4 with nothing sent that changes the TPM; given, it is set; a wrong one is exit 4, then blocked (exit 5)" {
+@test "handoff: lockdown --disable-clear with a lockout value: missing is exit 4 with nothing sent that changes the TPM; given, it is set; a wrong one is exit 4, then blocked (exit 5); none set: a value given is not tried" {
 	start2
 	tpm2_changeauth -c l lockval
 	: > "$LOG"
@@ -313,6 +313,12 @@ assert [s["result"] for s in j["steps"]] == ["already"], j' "$output"
 	run tb lockdown --disable-clear --lockout-auth str:lockval
 	assert_failure 5
 	[ "$(prop disableClear)" = 0 ]
+	# none set: a value given is not tried (the empty one is used)
+	swtpm_stop
+	start2
+	tb lockdown --disable-clear --lockout-auth str:unused
+	[ "$(prop disableClear)" = 1 ]
+	[ "$(prop TPM2_PT_LOCKOUT_COUNTER)" = 0x0 ]
 }
 
 @test "handoff: lockdown's refusals: the platform value set and unknown (exit 4), a DRTM PCR (exit 1, the TPM's TPM_RC_LOCALITY)" {

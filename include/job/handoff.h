@@ -62,7 +62,7 @@ int lockdown_extend_opt(struct lockdown *l, const char *arg,
 int lockdown_run(struct tpm *t, int fam, struct lockdown *l);
 /* A step's name ("extend", "disable-clear", "platform"), a result in
  * words and as a JSON report names it. */
-const char *lock_step_name(const struct lockdown *l, const struct lock_step *s);
+const char *lock_step_name(const struct lock_step *s);
 const char *lock_result_words(int result);
 const char *lock_result_json(int result);
 

@@ -138,8 +138,10 @@ static int clear2(struct tpm *t, struct lockdown *l, uint32_t perm)
 		     "lockout value (%s; not tried)", set ? "set" : "empty");
 		return 0;
 	}
-	if ((rc = nv_hier_auth_begin(t, &na, TPM2_RH_LOCKOUT, l->lockspec,
-				     0)))
+	/* A value given while none is set is not tried: a wrong lockout
+	 * value would block lockout authorization. */
+	if ((rc = nv_hier_auth_begin(t, &na, TPM2_RH_LOCKOUT,
+				     set ? l->lockspec : NULL, 0)))
 		return rc;
 	rc = tpm2_clear_control(t, TPM2_RH_LOCKOUT, &na.a, 1);
 	auth_wipe(&na.v);
@@ -287,10 +289,8 @@ int lockdown_run(struct tpm *t, int fam, struct lockdown *l)
 	return 0;
 }
 
-const char *lock_step_name(const struct lockdown *l,
-			   const struct lock_step *s)
+const char *lock_step_name(const struct lock_step *s)
 {
-	(void)l;
 	return s->step == LOCK_EXTEND ? "extend" : s->step == LOCK_CLEAR ?
 	       "disable-clear" : "platform";
 }
