@@ -23,6 +23,7 @@ _tpmbox_opts() {
 	info) echo "--json -T --tcti --timeout --trace -h --help" ;;
 	keycreate) echo "--ecc --rsa --bits --usage --auth -p -o --pub --ssh-pub --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	keyimport) echo "-i -o --usage --auth --pub --to --owner-auth --tofu -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	lockdown) echo "--extend --disable-clear --lockout-auth --platform --platform --dry-run --json --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	luks) echo "--json --token-id --pin --signature -o --open --jwe --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	makecredential) echo "--ek --name -i -o -f -T --tcti --timeout --trace -h --help" ;;
 	nvdefine) echo "-s -a -t -g --auth --owner-auth --platform-auth --allow-irreversible --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -43,6 +44,7 @@ _tpmbox_opts() {
 	recover) echo "-k --recovery-code -o -f -T --tcti --timeout --trace -h --help" ;;
 	reseal) echo "-k --recovery-code --old-auth --signature -p -P --authorized-by --auth --owner-auth --escrow --escrow-out --recovery-code-out --new-recovery-code --drop-escrow -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	seal) echo "-p -P --authorized-by --bank --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code --to --to-ek --srk-auth --format -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	shutdown) echo "--clear --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	sign) echo "-k -d -i --scheme --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --no-remember --rsa --force --max-tries --recovery-time --lockout-recovery --banks --platform-auth --ek --ek-ca --dry-run --json -v --srk-auth --srk-name --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	unbind) echo "-k -i --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
@@ -85,7 +87,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate bind checkquote clearall dalock decrypt ekcert ekpub eventlog evict extend getrandom imalog info keycreate keyimport luks makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal sign takeown unbind unseal"
+_tpmbox_applets="activatecredential akcreate bind checkquote clearall dalock decrypt ekcert ekpub eventlog evict extend getrandom imalog info keycreate keyimport lockdown luks makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal shutdown sign takeown unbind unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

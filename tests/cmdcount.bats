@@ -59,6 +59,10 @@ sent() {
 		names["00000137"] = "NV_Write"
 		names["00000173"] = "ReadPublic"
 		names["00000131"] = "CreatePrimary"
+		names["00000145"] = "Shutdown"
+		names["00000151"] = "PolicySecret"
+		names["00000129"] = "HierarchyChangeAuth"
+		names["00000127"] = "ClearControl"
 	     }' "$CC_LOG" | paste -sd' '
 }
 
@@ -151,4 +155,15 @@ count() {
 	count luks-unlock "StartAuthSession PCR_Read CreatePrimary StartAuthSession Load PolicyPCR Unseal FlushContext FlushContext" \
 		luks unlock "$img"
 	tb luks unlock "$img" | cryptsetup open --test-passphrase --key-file=- "$img"
+}
+
+@test "cmdcount: shutdown sends 2 (session, Shutdown ending it); lockdown 10 with an extend, then 8 (no command that changes the TPM but the extend)" {
+	count shutdown "StartAuthSession Shutdown" shutdown
+	# the state, the allocation, the extend, ClearControl in the session,
+	# the platform probe (a trial session), 32 random bytes, the new
+	# platform value ending the session
+	count lockdown "StartAuthSession GetCapability GetCapability PCR_Extend ClearControl StartAuthSession PolicySecret FlushContext GetRandom HierarchyChangeAuth" \
+		lockdown --extend 16 --disable-clear --platform
+	count lockdown-again "StartAuthSession GetCapability GetCapability PCR_Extend StartAuthSession PolicySecret FlushContext FlushContext" \
+		lockdown --extend 16 --disable-clear --platform
 }

@@ -291,7 +291,7 @@ recipe() {
 		# DA parameter set; an exit-0 run did all of it
 		ARGS=(takeown --owner-auth str:fo --endorsement-auth str:fe
 			--ek=ecc --max-tries 40)
-		PRE='tpm2_clear -c p'
+		PRE='tpm2_clearcontrol -C p c; tpm2_clear -c p'
 		OUT=$FD/provisioned OUTFILE=0
 		CHECK='tpm2_changeauth -c o -p fo fo &&
 			tpm2_changeauth -c e -p fe fe &&
@@ -319,6 +319,15 @@ recipe() {
 	policysign|pcrpredict) return 2 ;;	# likewise (host-side only)
 	ppi) return 2 ;;	# sysfs only: tests/ppi.bats and fuzz_ppi
 	dalock) ARGS=(dalock --reset) ;;
+	shutdown) ARGS=(shutdown) ;;
+	# every step's reads and the platform probe, nothing changed
+	lockdown) ARGS=(lockdown --extend 16 --disable-clear --platform --dry-run --json) ;;
+	# the extend and TPM2_ClearControl for real, disableClear lifted
+	# (platform) before each run; exit 0 means it is set
+	lockdown-clear) ARGS=(lockdown --extend 16 --disable-clear --json)
+		PRE='tpm2_clearcontrol -C p c'
+		OUT=$FD/cleared OUTFILE=0
+		CHECK='tpm2_getcap properties-variable | grep -q "disableClear: *1"' ;;
 	pcrallocate)
 		# the request stays pending (nothing restarts this swtpm):
 		# exit 7 is its success; sha1 alone differs from the active
@@ -491,6 +500,7 @@ applets() {
 		[ -s "$FD/pk.key" ] && echo sign-pcr
 		[ -s "$FD/sd.img" ] && echo luks-unlock-sd
 		[ -s "$FD/cl.jwe" ] && echo luks-unlock-clevis
+		has_applet lockdown && echo lockdown-clear
 		# clears the TPM before each run, as clearall does
 		echo takeown-provision
 		has_applet clearall && echo clearall

@@ -143,6 +143,12 @@
 #define TPMA_PERMANENT_LOCKOUTAUTHSET	(1u << 2)
 #define TPMA_PERMANENT_DISABLECLEAR	(1u << 8)
 #define TPMA_PERMANENT_INLOCKOUT	(1u << 9)
+/* TPMA_STARTUP_CLEAR bits (TPM_PT_STARTUP_CLEAR) */
+#define TPMA_STARTUP_CLEAR_PHENABLE	(1u << 0)
+#define TPMA_STARTUP_CLEAR_ORDERLY	(1u << 31)
+/* TPM_SU: TPM2_Shutdown's and TPM2_Startup's type */
+#define TPM2_SU_CLEAR		0x0000u
+#define TPM2_SU_STATE		0x0001u
 
 /* Response codes used by the command layer */
 #define TPM2_RC_SUCCESS		0x000u

@@ -51,6 +51,9 @@ void tpm_last(struct tpm *t);
  * is a usage error: there is no SRK name to pin. */
 int tpm_trust_begin(struct tpm *t);
 
+/* TPM2_Shutdown(STATE), or (clear) TPM2_Shutdown(CLEAR); on a TPM 1.2
+ * TPM_SaveState (clear is the caller's refusal). */
+int tpm_shutdown(struct tpm *t, int clear);
 int tpm_getrandom(struct tpm *t, uint8_t *out, size_t n);
 /* Banks and PCR count; on 1.2 the one sha1 bank. */
 int tpm_pcr_banks(struct tpm *t, struct pcr_sel *alloc, unsigned *npcrs);

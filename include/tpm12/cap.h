@@ -59,6 +59,10 @@ int tpm12_owned(struct tpm *t, int *owned);
 /* TPM_CAP_NV_LIST: the defined NV indices (at most TPM12_NV_MAX). */
 int tpm12_nv_list(struct tpm *t, uint32_t nv[TPM12_NV_MAX], size_t *n);
 
+/* TPM_STCLEAR_FLAGS.disableForceClear (TPM_DisableForceClear since the
+ * last TPM_Startup(ST_CLEAR)). */
+int tpm12_force_clear_disabled(struct tpm *t, int *disabled);
+
 /* Everything info shows, in one go. */
 int tpm12_info(struct tpm *t, struct tpm12_info *i);
 

@@ -39,6 +39,8 @@ int tpm12_takeown(struct tpm *t, struct tpm12_own *o);
 #define TPM12_ORD_PhysicalSetDeactivated	0x00000072
 #define TPM12_ORD_TSC_PhysicalPresence	0x4000000a
 #define TPM12_PP_PRESENT		0x0008
+#define TPM12_ORD_DisableForceClear	0x0000005e
+#define TPM12_ORD_SaveState		0x00000098
 
 /* TPM_OwnerClear over OIAP with the owner value (20 bytes; the answer's
  * HMAC checked). */
@@ -50,5 +52,11 @@ int tpm12_force_clear(struct tpm *t);
  * TPM_PhysicalSetDeactivated(FALSE): in effect after the next TPM_Startup
  * (a reboot). */
 int tpm12_reenable(struct tpm *t);
+/* TPM_SaveState: the state kept for a TPM_Startup(ST_STATE) after the
+ * power cycle that should follow. */
+int tpm12_save_state(struct tpm *t);
+/* TPM_DisableForceClear: TPM_ForceClear refused until the next
+ * TPM_Startup(ST_CLEAR) (TPM_STCLEAR_FLAGS.disableForceClear). */
+int tpm12_disable_force_clear(struct tpm *t);
 
 #endif

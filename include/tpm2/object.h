@@ -186,6 +186,16 @@ int tpm2_da_parameters(struct tpm *t, struct tpm2_auth *lockout,
 
 /* TPM2_Clear, authorized by TPM2_RH_LOCKOUT or TPM2_RH_PLATFORM. */
 int tpm2_clear(struct tpm *t, uint32_t auth_handle, struct tpm2_auth *a);
+/* TPM2_ClearControl(auth_handle, disable): TPM2_RH_LOCKOUT may only set
+ * disableClear (disable 1), TPM2_RH_PLATFORM set or clear it. */
+int tpm2_clear_control(struct tpm *t, uint32_t auth_handle,
+		       struct tpm2_auth *a, int disable);
+/* TPM2_HierarchyControl(auth_handle, enable, state): enable or disable
+ * hierarchy 'enable'; the platform hierarchy only by itself. */
+int tpm2_hierarchy_control(struct tpm *t, uint32_t auth_handle,
+			   struct tpm2_auth *a, uint32_t enable, int state);
+/* TPM2_Shutdown(type): TPM2_SU_STATE or TPM2_SU_CLEAR. */
+int tpm2_shutdown(struct tpm *t, uint16_t type);
 
 /* Finding the SRK and checking it against a pin: tpm2/srk.h. */
 

@@ -8,10 +8,13 @@
 #include "job/tpm.h"
 #include "tpm12/cap.h"
 #include "tpm12/cmd.h"
+#include "tpm12/owner.h"
 #include "tpm12/pcr.h"
 #include "tpm12/random.h"
+#include "tpm2/object.h"
 #include "tpm2/pcr.h"
 #include "tpm2/random.h"
+#include "tpm2/rc.h"
 #include "tpm2/srk.h"
 
 /* TPM2_GetCapability(TPM_CAP_TPM_PROPERTIES, TPM_PT_TOTAL_COMMANDS, 1):
@@ -204,6 +207,23 @@ int tpm_trust_begin(struct tpm *t)
 void tpm_last(struct tpm *t)
 {
 	tpm2_trust_last(t);
+}
+
+int tpm_shutdown(struct tpm *t, int clear)
+{
+	int f = family_known(t), rc;
+
+	if (f != TPM_FAMILY_12) {
+		rc = tpm2_shutdown(t, clear ? TPM2_SU_CLEAR : TPM2_SU_STATE);
+		/* TPM_RC_TYPE: a PCR allocation waits for the next reset */
+		if (rc && rc_base(t->e->rc) == 0x08a)
+			err_hint(t->e, "a PCR allocation is pending: only "
+				 "shutdown --clear is allowed until the next "
+				 "reboot");
+		if (!answered_12(t, rc, f))
+			return rc;
+	}
+	return tpm12_save_state(t);
 }
 
 int tpm_getrandom(struct tpm *t, uint8_t *out, size_t n)

@@ -66,6 +66,22 @@ static int flag_at(const uint8_t *p, size_t n, uint16_t tag, size_t i,
 	return 0;
 }
 
+int tpm12_force_clear_disabled(struct tpm *t, int *disabled)
+{
+	const uint8_t *p;
+	size_t n;
+	int rc;
+
+	/* TPM_STCLEAR_FLAGS: tag 0x0020, deactivated, disableForceClear */
+	if ((rc = tpm12_getcap(t, TPM12_CAP_FLAG, TPM12_CAP_FLAG_VOLATILE,
+			       &p, &n)))
+		return rc;
+	if (flag_at(p, n, 0x0020, 2, disabled))
+		return err_set(t->e, EX_IO, "TPM_GetCapability(FLAG_VOLATILE)"
+			       ": malformed TPM_STCLEAR_FLAGS");
+	return 0;
+}
+
 int tpm12_info(struct tpm *t, struct tpm12_info *in)
 {
 	const uint8_t *p;

@@ -18,6 +18,7 @@ static const struct {
 	{0x40, "TPM_ResetLockValue"},
 	{0x41, "TPM_LoadKey2"}, {0x46, "TPM_GetRandom"},
 	{0x5b, "TPM_OwnerClear"}, {0x5d, "TPM_ForceClear"},
+	{0x5e, "TPM_DisableForceClear"}, {0x98, "TPM_SaveState"},
 	{0x65, "TPM_GetCapability"}, {0x66, "TPM_GetCapabilityOwner"},
 	{0x6f, "TPM_PhysicalEnable"},
 	{0x72, "TPM_PhysicalSetDeactivated"},

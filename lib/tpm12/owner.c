@@ -244,3 +244,13 @@ int tpm12_reenable(struct tpm *t)
 		return rc;
 	return plain(t, TPM12_ORD_PhysicalSetDeactivated, no, 1);
 }
+
+int tpm12_save_state(struct tpm *t)
+{
+	return plain(t, TPM12_ORD_SaveState, NULL, 0);
+}
+
+int tpm12_disable_force_clear(struct tpm *t)
+{
+	return plain(t, TPM12_ORD_DisableForceClear, NULL, 0);
+}

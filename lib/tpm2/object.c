@@ -648,3 +648,55 @@ int tpm2_clear(struct tpm *t, uint32_t auth_handle, struct tpm2_auth *a)
 		tpm2_auth_rsp_value(c.auth[0], NULL, 0);
 	return tpm2_call(t, &c);
 }
+
+int tpm2_clear_control(struct tpm *t, uint32_t auth_handle,
+		       struct tpm2_auth *a, int disable)
+{
+	struct tpm2_call c = {0};
+	struct tpm2_auth tmp;
+	uint8_t p[1] = { disable ? 1 : 0 };
+
+	c.cc = TPM2_CC_ClearControl;
+	c.nh = 1;
+	c.h[0] = auth_handle;
+	c.na = 1;
+	c.auth[0] = auth_or_empty(a, &tmp);
+	c.params = p;
+	c.plen = sizeof(p);
+	return tpm2_call(t, &c);
+}
+
+int tpm2_hierarchy_control(struct tpm *t, uint32_t auth_handle,
+			   struct tpm2_auth *a, uint32_t enable, int state)
+{
+	struct tpm2_call c = {0};
+	struct tpm2_auth tmp;
+	uint8_t p[5];
+	struct tb b;
+
+	tb_init(&b, p, sizeof(p));
+	tb_put_u32(&b, enable);
+	tb_put_u8(&b, state ? 1 : 0);
+	c.cc = TPM2_CC_HierarchyControl;
+	c.nh = 1;
+	c.h[0] = auth_handle;
+	c.na = 1;
+	c.auth[0] = auth_or_empty(a, &tmp);
+	c.params = p;
+	c.plen = b.len;
+	return tpm2_call(t, &c);
+}
+
+int tpm2_shutdown(struct tpm *t, uint16_t type)
+{
+	struct tpm2_call c = {0};
+	uint8_t p[2];
+	struct tb b;
+
+	tb_init(&b, p, sizeof(p));
+	tb_put_u16(&b, type);
+	c.cc = TPM2_CC_Shutdown;
+	c.params = p;
+	c.plen = b.len;
+	return tpm2_call(t, &c);
+}

@@ -203,6 +203,9 @@ static int wants_hmac(uint32_t cc)
 	case TPM2_CC_HierarchyChangeAuth:
 	case TPM2_CC_DictionaryAttackParameters:
 	case TPM2_CC_Clear:
+	case TPM2_CC_ClearControl:
+	case TPM2_CC_HierarchyControl:
+	case TPM2_CC_Shutdown:
 	case TPM2_CC_NV_Read:
 	case TPM2_CC_NV_Write:
 	case TPM2_CC_NV_Increment:
