@@ -17,7 +17,7 @@ struct pcr_vals;
 
 struct tpm;
 
-enum { LUKS_TOK_OTHER = 0, LUKS_TOK_SYSTEMD, LUKS_TOK_CLEVIS };
+enum { LUKS_TOK_OTHER = 0, LUKS_TOK_SYSTEMD, LUKS_TOK_CLEVIS, LUKS_TOK_TPMBOX };
 
 /* What the PCRs say now. */
 enum {
