@@ -218,6 +218,60 @@ static void text_clevis(const struct luks_tok *t)
 	}
 }
 
+static void text_tpmbox(const struct luks_tok *t)
+{
+	const struct keyfile *k = t->kf;
+	int b, j;
+
+	printf("    pcrs: ");
+	if (!k->nbranch)
+		printf("none");
+	for (b = 0; b < k->nbranch; b++)
+		for (j = 0; j < k->br[b].sel.n; j++) {
+			printf("%s", b && !j ? " | " : j ? "+" : "");
+			pcr_text(k->br[b].sel.b[j].alg, k->br[b].sel.b[j].mask);
+		}
+	printf("%s\n", k->nbranch > 1 ? " (any one state: PolicyOR)" : "");
+	printf("    signed policy: %s\n    password: %s\n",
+	       k->authorized ? "yes" : "no", k->auth ? "yes" : "no");
+	if (t->escrow)
+		printf("    escrow: %zu RSA, %zu EC, %zu age, %s\n", t->ec.rsa,
+		       t->ec.ec, t->ec.age, t->ec.code ? "a recovery code" :
+		       "no recovery code");
+	else
+		printf("    escrow: none\n");
+	printf("    primary: %s\n", k->parent == KEYFILE_PARENT_SRK ?
+	       "the SRK at 0x81000001" : "the SRK's template (owner)");
+	printf("    match: %s\n", match_word[t->match[0]]);
+}
+
+static void json_tpmbox(const struct luks_tok *t)
+{
+	const struct keyfile *k = t->kf;
+	int b, j;
+
+	printf(",\"states\":[");
+	for (b = 0; b < k->nbranch; b++) {
+		printf("%s[", b ? "," : "");
+		for (j = 0; j < k->br[b].sel.n; j++) {
+			printf("%s{\"pcr_bank\":\"%s\",\"pcrs\":", j ? "," : "",
+			       alg_name(k->br[b].sel.b[j].alg));
+			pcr_json(k->br[b].sel.b[j].mask);
+			putchar('}');
+		}
+		putchar(']');
+	}
+	printf("],\"signed_policy\":%s,\"password\":%s,\"escrow\":",
+	       k->authorized ? "true" : "false", k->auth ? "true" : "false");
+	if (t->escrow)
+		printf("{\"rsa\":%zu,\"ec\":%zu,\"age\":%zu,\"code\":%s}",
+		       t->ec.rsa, t->ec.ec, t->ec.age,
+		       t->ec.code ? "true" : "false");
+	else
+		printf("null");
+	printf(",\"match\":\"%s\"", match_json[t->match[0]]);
+}
+
 static void text_out(const char *dev, const struct luks_vol *v)
 {
 	const struct luks2 *h = &v->h;
@@ -253,6 +307,8 @@ static void text_out(const char *dev, const struct luks_vol *v)
 			text_systemd(t);
 		else if (t->kind == LUKS_TOK_CLEVIS)
 			text_clevis(t);
+		else if (t->kind == LUKS_TOK_TPMBOX)
+			text_tpmbox(t);
 	}
 }
 
@@ -356,6 +412,8 @@ static void json_out(const char *dev, const struct luks_vol *v)
 			json_systemd(t);
 		else if (t->kind == LUKS_TOK_CLEVIS)
 			json_clevis(t);
+		else if (t->kind == LUKS_TOK_TPMBOX)
+			json_tpmbox(t);
 		putchar('}');
 	}
 	printf("]}\n");
@@ -526,7 +584,7 @@ static int unlock(struct ctx *c, const char *dev, const struct unlock_opts *o)
 			rc = ctx_usage(c, "%s has no token %d", dev, o->token);
 		} else {
 			err_set(&c->e, EX_FAIL, "%s has no TPM token "
-				"(systemd-tpm2 or clevis)", dev);
+				"(systemd-tpm2, clevis or tpmbox)", dev);
 			rc = ctx_fail(c);
 		}
 		goto out;

@@ -106,3 +106,84 @@ PY
 	TPM2TOOLS_TCTI="swtpm:path=$SWTPM_DIR/sock" clevis luks pass -d "$D/cl0.img" -s 1 > "$BATS_TEST_TMPDIR/clpass"
 	cmp "$BATS_TEST_TMPDIR/clpass" "$BATS_TEST_TMPDIR/pass"
 }
+
+# blob IMG ID: the tpmbox token's blob, as seal writes it
+blob() {
+	cryptsetup token export --token-id "$2" "$1" |
+		python3 -c 'import json,sys,base64; sys.stdout.buffer.write(base64.b64decode(json.load(sys.stdin)["tpmbox-blob"]))'
+}
+
+@test "luks enroll --as tpmbox with -p and --escrow: list shows it, unlock opens, recover and the recovery code open the blob" {
+	img tb.img
+	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
+		-out "$D/esc.key" 2>/dev/null
+	openssl pkey -in "$D/esc.key" -pubout -out "$D/esc.pub"
+	tb luks enroll "$D/tb.img" --as tpmbox -p sha256:7 -p sha256:0,7 \
+		--escrow "$D/esc.pub" --recovery-code-out "$D/code" \
+		--unlock-key-file "$D/pw"
+	[ "$(stat -c %a "$D/code")" = 600 ]
+	run tb luks list "$D/tb.img"
+	assert_success
+	assert_output --partial "0: tpmbox, keyslot 1"
+	assert_output --partial "(any one state: PolicyOR)"
+	assert_output --partial "escrow: 0 RSA, 1 EC, 0 age, a recovery code"
+	assert_output --partial "match: yes"
+	tb luks list "$D/tb.img" --json | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["tokens"][0]
+assert t["type"] == "tpmbox" and t["match"] == "yes" and len(t["states"]) == 2, t'
+	opens tb.img
+	blob "$D/tb.img" 0 > "$D/tb.blob"
+	tb recover -k "$D/esc.key" -o "$BATS_TEST_TMPDIR/r1" "$D/tb.blob"
+	cmp "$BATS_TEST_TMPDIR/r1" "$BATS_TEST_TMPDIR/pass"
+	tb recover --recovery-code "file:$D/code" -o "$BATS_TEST_TMPDIR/r2" "$D/tb.blob"
+	cmp "$BATS_TEST_TMPDIR/r2" "$BATS_TEST_TMPDIR/pass"
+	# unseal opens the same blob
+	tb unseal "$D/tb.blob" > "$BATS_TEST_TMPDIR/r3"
+	cmp "$BATS_TEST_TMPDIR/r3" "$BATS_TEST_TMPDIR/pass"
+}
+
+@test "luks remove: the token and its keyslot go, the others stay; the last keyslot only with --force and consent" {
+	img rm.img
+	tb luks enroll "$D/rm.img" --as systemd -p sha256:7 --unlock-key-file "$D/pw"
+	[ "$(slots "$D/rm.img")" = "k0 k1 t0 " ]
+	run tb luks remove "$D/rm.img" --token-id 0
+	assert_success
+	assert_output --partial "token 0 and keyslot 1 removed"
+	[ "$(slots "$D/rm.img")" = "k0 " ]
+	cryptsetup open --test-passphrase --key-file="$D/pw" "$D/rm.img"
+	# no such token
+	run tb luks remove "$D/rm.img" --token-id 0
+	assert_failure 1
+	assert_output --partial "has no token 0"
+	# a token that is not a TPM token is left alone
+	echo '{"type":"x-other","keyslots":["0"]}' | cryptsetup token import --token-id 3 "$D/rm.img"
+	run tb luks remove "$D/rm.img" --token-id 3
+	assert_failure 1
+	assert_output --partial "not a TPM token"
+	# the last keyslot: refused without --force, then without consent
+	img last.img
+	tb luks enroll "$D/last.img" --as systemd -p sha256:7 --unlock-key-file "$D/pw"
+	cryptsetup luksKillSlot -q "$D/last.img" 0
+	[ "$(slots "$D/last.img")" = "k1 t0 " ]
+	run tb luks remove "$D/last.img" --token-id 0
+	assert_failure 1
+	assert_output --partial "the volume's last"
+	run tb luks remove "$D/last.img" --token-id 0 --force < /dev/null
+	assert_failure 2
+	assert_output --partial "without --yes"
+	[ "$(slots "$D/last.img")" = "k1 t0 " ]
+	run tb luks remove "$D/last.img" --token-id 0 --force --yes
+	assert_success
+	[ "$(slots "$D/last.img")" = "" ]
+}
+
+@test "luks remove: a keyslot another token names too is refused, nothing removed" {
+	img two.img
+	tb luks enroll "$D/two.img" --as systemd -p sha256:7 --unlock-key-file "$D/pw"
+	echo '{"type":"x-other","keyslots":["1"]}' | cryptsetup token import --token-id 5 "$D/two.img"
+	run tb luks remove "$D/two.img" --token-id 0
+	assert_failure 1
+	assert_output --partial "keyslot 1 of token 0 is also token 5's"
+	[ "$(slots "$D/two.img")" = "k0 k1 t0 t5 " ]
+}
