@@ -187,3 +187,82 @@ assert t["type"] == "tpmbox" and t["match"] == "yes" and len(t["states"]) == 2, 
 	assert_output --partial "keyslot 1 of token 0 is also token 5's"
 	[ "$(slots "$D/two.img")" = "k0 k1 t0 t5 " ]
 }
+
+@test "luks enroll: a token import that fails takes the keyslot with it (a fake cryptsetup; a full JSON area)" {
+	img fail.img
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	real=$(command -v cryptsetup)
+	cat > "$BATS_TEST_TMPDIR/bin/cryptsetup" <<EOS
+#!/bin/sh
+[ "\$1 \$2" = "token import" ] && { cat >/dev/null; echo "fake: import refused" >&2; exit 1; }
+exec $real "\$@"
+EOS
+	chmod +x "$BATS_TEST_TMPDIR/bin/cryptsetup"
+	cryptsetup luksDump "$D/fail.img" > "$BATS_TEST_TMPDIR/before"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run tb luks enroll "$D/fail.img" --as systemd -p sha256:7 --unlock-key-file "$D/pw"
+	assert_failure 1
+	assert_output --partial "importing token 0"
+	assert_output --partial "keyslot 1 removed again"
+	[ "$(slots "$D/fail.img")" = "k0 " ]
+	# keyslot 0 is as it was (its salt and area)
+	cryptsetup luksDump "$D/fail.img" > "$BATS_TEST_TMPDIR/after"
+	diff <(sed -n '/^Keyslots:/,/^Tokens:/p' "$BATS_TEST_TMPDIR/before") \
+	     <(sed -n '/^Keyslots:/,/^Tokens:/p' "$BATS_TEST_TMPDIR/after")
+	# a JSON area too small for the token: cryptsetup's own refusal
+	img full.img
+	python3 -c 'import json; print(json.dumps({"type":"x-fill","keyslots":[],"pad":"x"*11000}))' |
+		cryptsetup token import --token-id 7 "$D/full.img"
+	cryptsetup luksDump "$D/full.img" > "$BATS_TEST_TMPDIR/before"
+	run tb luks enroll "$D/full.img" --as clevis -p sha256:7 --unlock-key-file "$D/pw"
+	assert_failure 1
+	assert_output --partial "keyslot 1 removed again"
+	[ "$(slots "$D/full.img")" = "k0 t7 " ]
+	cryptsetup luksDump "$D/full.img" > "$BATS_TEST_TMPDIR/after"
+	diff <(sed -n '/^Keyslots:/,/^Digests:/p' "$BATS_TEST_TMPDIR/before") \
+	     <(sed -n '/^Keyslots:/,/^Digests:/p' "$BATS_TEST_TMPDIR/after")
+}
+
+@test "luks enroll: refused before anything is written (32 tokens, bad options, a wrong passphrase): the image byte for byte as before" {
+	img tok32.img
+	for i in $(seq 0 31); do
+		echo '{"type":"x-f","keyslots":[]}' | cryptsetup token import --token-id "$i" "$D/tok32.img"
+	done
+	cp "$D/tok32.img" "$BATS_TEST_TMPDIR/copy"
+	run tb luks enroll "$D/tok32.img" --as systemd --unlock-key-file "$D/pw"
+	assert_failure 1
+	assert_output --partial "no free token id"
+	cmp "$D/tok32.img" "$BATS_TEST_TMPDIR/copy"
+	img neg.img
+	cp "$D/neg.img" "$BATS_TEST_TMPDIR/copy"
+	run tb luks enroll "$D/neg.img" --unlock-key-file "$D/pw"
+	assert_failure 2
+	assert_output --partial "needs --as"
+	run tb luks enroll "$D/neg.img" --as luks2 --unlock-key-file "$D/pw"
+	assert_failure 2
+	run tb luks enroll "$D/neg.img" --as clevis --pin str:1 --unlock-key-file "$D/pw"
+	assert_failure 2
+	assert_output --partial "--pin is for --as systemd"
+	run tb luks enroll "$D/neg.img" --as systemd --escrow "$D/pw" --unlock-key-file "$D/pw"
+	assert_failure 2
+	run tb luks enroll "$D/neg.img" --as systemd -p sha256:7 -p sha256:0 --unlock-key-file "$D/pw"
+	assert_failure 2
+	assert_output --partial "one PCR selection"
+	run tb luks enroll "$D/neg.img" --as systemd -p sha256:7=00 --unlock-key-file "$D/pw"
+	assert_failure 2
+	run tb luks enroll "$D/neg.img" --as systemd --token-id 1 --unlock-key-file "$D/pw"
+	assert_failure 2
+	run tb luks remove "$D/neg.img"
+	assert_failure 2
+	assert_output --partial "needs --token-id"
+	run tb luks remove "$D/neg.img" --token-id 0 --yes
+	assert_failure 2
+	printf wrong > "$BATS_TEST_TMPDIR/wrong"
+	run tb luks enroll "$D/neg.img" --as systemd --unlock-key-file "$BATS_TEST_TMPDIR/wrong"
+	assert_failure 4
+	assert_output --partial "refused the existing passphrase"
+	cmp "$D/neg.img" "$BATS_TEST_TMPDIR/copy"
+	# not a LUKS2 image
+	truncate -s 1M "$BATS_TEST_TMPDIR/zero"
+	run tb luks enroll "$BATS_TEST_TMPDIR/zero" --as systemd --unlock-key-file "$D/pw"
+	assert_failure 1
+}
