@@ -16,6 +16,7 @@
 #include "job/escrow.h"
 #include "job/luksenroll.h"
 #include "job/luksunlock.h"
+#include "job/reseal.h"
 #include "job/sealing.h"
 #include "tpm2/pcr.h"
 
@@ -30,6 +31,8 @@ static const char usage[] =
 	"[--recovery-code-out FILE]\n"
 	"                   [--unlock-key-file FILE]\n"
 	"       luks remove DEV --token-id N [--force [--yes]]\n"
+	"       luks reseal DEV [--token-id N] -p SELECTION... [-k KEYFILE]\n"
+	"                   [--escrow RCPT]... [--recovery-code-out FILE]\n"
 	"Read a LUKS2 header (a block device or an image file, read-only, no\n"
 	"cryptsetup needed) and list its keyslots and tokens; for each TPM\n"
 	"token (systemd-tpm2 from systemd-cryptenroll, clevis with its tpm2\n"
@@ -71,11 +74,17 @@ static const char usage[] =
 	"names, the last keyslot only with --force and consent:\n"
 	"  --force          the volume's last keyslot too\n"
 	"  --yes            consent without asking (stdin not a terminal)\n"
+	"reseal: a tpmbox token sealed again to -p's PCRs (their values now),\n"
+	"its escrow recipients kept; the new token imported, then the old\n"
+	"one removed (the keyslot stays); an old recovery code needs a new\n"
+	"one (--recovery-code-out):\n"
+	"  -k KEYFILE       when the old token no longer unseals here: an\n"
+	"                   escrow recipient's private key opens its copy\n"
 	"Exit 1 for a header or token that is malformed or not for this TPM\n"
 	"(another SRK, a PCR bank it lacks, pcrlock, tang), 4 when the PCRs\n"
 	"or the PIN do not match, 5 in dictionary-attack lockout.\n";
 
-static const char shortopts[] = "o:fp:";
+static const char shortopts[] = "o:fp:k:";
 static const struct option longopts[] = {
 	{"as", required_argument, NULL, 'A'},
 	{"escrow", required_argument, NULL, 'E'},
@@ -650,7 +659,7 @@ out:
 
 /* ---- enroll, remove ---- */
 
-static const char eshort[] = "p:";
+static const char eshort[] = "p:k:";
 static const struct option elong[] = {
 	{"as", required_argument, NULL, 'A'},
 	{"pin", required_argument, NULL, 'P'},
@@ -671,6 +680,7 @@ struct enroll_opts {
 	const char *pinspec;	/* its AUTH; "-": asked on the terminal */
 	const char *code_out;
 	const char *keyfile;
+	const char *escrow_key;	/* reseal -k */
 	int token, force, yes;
 };
 
@@ -994,6 +1004,126 @@ out:
 	return rc;
 }
 
+/* reseal: a tpmbox token sealed again to -p's PCRs, its escrow
+ * recipients kept (reseal's job); the new token imported, then the old
+ * one removed: the keyslot and its passphrase stay. */
+static int reseal_tok(struct ctx *c, const char *dev, struct enroll_opts *o,
+		      struct escrow *esc)
+{
+	struct luks_vol *v = malloc(sizeof(*v));
+	struct reseal *rs = calloc(1, sizeof(*rs));
+	struct seal_spec *spec = calloc(1, sizeof(*spec));
+	const struct luks_tok *tk = NULL;
+	struct seal_opts so;
+	char what[300], *pem = NULL, *json = NULL;
+	size_t pemlen = 0;
+	int i, slot, token, rc = 0;
+	struct tpm *t = NULL;
+
+	memset(&so, 0, sizeof(so));
+	if (!v || !rs || !spec) {
+		free(v);
+		free(rs);
+		free(spec);
+		return ctx_usage(c, "out of memory");
+	}
+	/* Step 1: NEW's policy; the header and the token. */
+	for (i = 0; i < o->npcr; i++)
+		if (strcmp(o->pcr[i], "none") &&
+		    seal_opts_add(&so, 'p', o->pcr[i], &c->e))
+			goto fail0;
+	if (!o->npcr) {
+		rc = ctx_usage(c, "luks reseal needs -p SELECTION (the new "
+			       "PCRs; none: no PCRs)");
+		goto out0;
+	}
+	if (seal_spec_parse(spec, &so, &c->e) || luks_load(dev, v, &c->e))
+		goto fail0;
+	for (i = 0; i < v->n; i++)
+		if (o->token >= 0 ? v->tok[i].id == o->token :
+		    v->tok[i].kind == LUKS_TOK_TPMBOX) {
+			if (tk && o->token < 0) {
+				rc = ctx_usage(c, "%s has several tpmbox "
+					       "tokens: name one with "
+					       "--token-id", dev);
+				goto out;
+			}
+			tk = &v->tok[i];
+		}
+	if (!tk || tk->kind != LUKS_TOK_TPMBOX) {
+		err_set(&c->e, EX_FAIL, tk ? "%s: token %d is not a tpmbox "
+			"token (luks reseal moves tpmbox tokens; enroll the "
+			"others again)" : "%s has no tpmbox token", dev,
+			tk ? tk->id : 0);
+		goto fail;
+	}
+	for (slot = 0; !(tk->t->keyslots >> slot & 1); slot++)
+		;
+	if (luks_enroll_free(v, dev, &i, &token, &c->e) && token == 32)
+		goto fail;
+	err_clear(&c->e);
+	if (ctx_out_new(c, 0, o->code_out)) {
+		rc = EX_USAGE;
+		goto out;
+	}
+	/* Step 2: OLD's secret (unsealed here, or from its escrow copy),
+	 * NEW's escrow copies for OLD's recipients, NEW sealed. */
+	snprintf(what, sizeof(what), "%s: token %d", dev, tk->id);
+	rs->in = what;
+	rs->keyfile = o->escrow_key;
+	rs->new_code = o->code_out != NULL;
+	if (!(rs->text = malloc(tk->tb->n + 1))) {
+		rc = ctx_usage(c, "out of memory");
+		goto out;
+	}
+	memcpy(rs->text, tk->tb->text, tk->tb->n + 1);
+	rs->tlen = tk->tb->n;
+	if (reseal_old(rs, esc, &c->e) ||
+	    (reseal_here(rs, &c->e) == 0 && !(t = ctx_tpm(c))) ||
+	    reseal_secret(t, rs, &spec->owner, &c->e) ||
+	    reseal_recipients(rs, esc, &c->e) ||
+	    reseal_escrow(rs, esc, &c->e) ||
+	    (!t && !(t = ctx_tpm(c))) ||
+	    seal_blob(t, spec, rs->secret, rs->slen, &pem, &pemlen, &c->e) ||
+	    escrow_append(esc, &pem, &pemlen, &c->e) ||
+	    luks_token_tpmbox(slot, pem, pemlen, &json, &c->e))
+		goto fail;
+	/* Step 3: the new token, then the old one removed. */
+	if (luks_cs_import(dev, token, json, &c->e) ||
+	    luks_cs_verify(dev, v, 0, 0, 1u << token, 0, &c->e) ||
+	    (o->code_out && escrow_write_code(esc, o->code_out, 0, &c->e)))
+		goto fail;
+	if (luks_cs_token_remove(dev, tk->id, &c->e) ||
+	    luks_cs_verify(dev, v, 0, 0, 1u << token, 1u << tk->id, &c->e)) {
+		err_hint(&c->e, "the new token %d is in place; remove the old "
+			 "one with cryptsetup token remove --token-id %d",
+			 token, tk->id);
+		goto fail;
+	}
+	printf("%s: token %d resealed as token %d (keyslot %d)\n", dev,
+	       tk->id, token, slot);
+	goto out;
+fail:
+	rc = ctx_fail(c);
+out:
+	luks_vol_free(v);
+	goto out0;
+fail0:
+	rc = ctx_fail(c);
+out0:
+	free(v);
+	reseal_free(rs);
+	free(rs);
+	seal_spec_wipe(spec);
+	free(spec);
+	free(json);
+	if (pem) {
+		explicit_bzero(pem, pemlen);
+		free(pem);
+	}
+	return rc;
+}
+
 static int run_change(struct ctx *c, int argc, char **argv, const char *sub)
 {
 	struct enroll_opts o;
@@ -1038,6 +1168,7 @@ static int run_change(struct ctx *c, int argc, char **argv, const char *sub)
 			break;
 		case 'K': o.code_out = optarg; escrow_want_code(esc); break;
 		case 'U': o.keyfile = optarg; break;
+		case 'k': o.escrow_key = optarg; break;
 		case 't':
 			id = strtol(optarg, &end, 10);
 			if (!*optarg || *end || id < 0 || id >= LUKS2_SLOTS) {
@@ -1057,7 +1188,14 @@ static int run_change(struct ctx *c, int argc, char **argv, const char *sub)
 		goto out;
 	}
 	optind++;
-	if (strcmp(sub, "enroll") == 0) {
+	if (strcmp(sub, "reseal") == 0) {
+		if (o.as || o.pin || o.keyfile || o.force || o.yes) {
+			rc = ctx_usage(c, "luks reseal takes -p, --token-id, "
+				       "--escrow and --recovery-code-out");
+			goto out;
+		}
+		rc = reseal_tok(c, argv[optind], &o, esc);
+	} else if (strcmp(sub, "enroll") == 0) {
 		if (!o.as) {
 			rc = ctx_usage(c, "luks enroll needs --as systemd, "
 				       "clevis or tpmbox");
@@ -1068,9 +1206,13 @@ static int run_change(struct ctx *c, int argc, char **argv, const char *sub)
 				       "for luks remove");
 			goto out;
 		}
+		if (o.escrow_key) {
+			rc = ctx_usage(c, "-k is for luks reseal");
+			goto out;
+		}
 		rc = enroll(c, argv[optind], &o, esc);
 	} else {
-		if (o.as || o.npcr || o.pin || o.keyfile ||
+		if (o.as || o.npcr || o.pin || o.keyfile || o.escrow_key ||
 		    escrow_wanted(esc)) {
 			rc = ctx_usage(c, "luks remove takes --token-id, "
 				       "--force and --yes");
@@ -1103,7 +1245,8 @@ static int run(struct ctx *c, int argc, char **argv)
 	for (o = 1; o < argc - 1 && strcmp(argv[o], "--"); o++)
 		;
 	if (o < argc - 1 && (strcmp(argv[o + 1], "enroll") == 0 ||
-			     strcmp(argv[o + 1], "remove") == 0))
+			     strcmp(argv[o + 1], "remove") == 0 ||
+			     strcmp(argv[o + 1], "reseal") == 0))
 		return run_change(c, argc, argv, argv[o + 1]);
 	memset(&uo, 0, sizeof(uo));
 	uo.token = -1;

@@ -266,3 +266,35 @@ EOS
 	run tb luks enroll "$BATS_TEST_TMPDIR/zero" --as systemd --unlock-key-file "$D/pw"
 	assert_failure 1
 }
+
+@test "luks reseal: after extend 7 the token moves to the new value with its escrow recipient kept; unlock opens again" {
+	img rs.img
+	[ -s "$D/esc.key" ] || { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$D/esc.key" 2>/dev/null; openssl pkey -in "$D/esc.key" -pubout -out "$D/esc.pub"; }
+	tb luks enroll "$D/rs.img" --as tpmbox -p sha256:7 --escrow "$D/esc.pub" --unlock-key-file "$D/pw"
+	opens rs.img
+	cp "$BATS_TEST_TMPDIR/pass" "$BATS_TEST_TMPDIR/pass0"
+	tb extend 7 -b sha256 -d "$(printf reseal | sha256sum | cut -c1-64)"
+	run tb luks unlock "$D/rs.img"
+	assert_failure 4
+	# the old one no longer unseals: its escrow copy, with the key
+	run tb luks reseal "$D/rs.img" -p sha256:7
+	assert_failure
+	[ "$(slots "$D/rs.img")" = "k0 k1 t0 " ]
+	run tb luks reseal "$D/rs.img" -p sha256:7 -k "$D/esc.key"
+	assert_success
+	assert_output --partial "token 0 resealed as token 1 (keyslot 1)"
+	[ "$(slots "$D/rs.img")" = "k0 k1 t1 " ]
+	opens rs.img
+	cmp "$BATS_TEST_TMPDIR/pass" "$BATS_TEST_TMPDIR/pass0"
+	# the recipient kept: the new blob's copy opens with the same key
+	blob "$D/rs.img" 1 > "$D/rs.blob"
+	tb recover -k "$D/esc.key" -o "$BATS_TEST_TMPDIR/r" "$D/rs.blob"
+	cmp "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/pass0"
+	# not a tpmbox token
+	tb luks enroll "$D/rs.img" --as systemd -p sha256:7 --unlock-key-file "$D/pw"
+	run tb luks reseal "$D/rs.img" --token-id 0 -p sha256:7
+	assert_failure 1
+	assert_output --partial "not a tpmbox token"
+	run tb luks reseal "$D/rs.img"
+	assert_failure 2
+}
