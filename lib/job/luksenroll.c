@@ -52,7 +52,9 @@ int luks_enroll_pass(struct tpm *t, uint8_t secret[32], char *pass,
 	char *b;
 	int i;
 
-	if (tpm2_getrandom(t, secret, 32))
+	/* in the process session when a pin is set: the answer HMACed and
+	 * encrypted */
+	if (tpm_trust_begin(t) || tpm2_getrandom(t, secret, 32))
 		return err_prefix(e, "the new passphrase");
 	if (rng_bytes(host, sizeof(host))) {
 		explicit_bzero(secret, 32);
@@ -96,9 +98,9 @@ static int policy_now(struct tpm *t, const struct pcr_sel *sel, int pin,
 
 /* data sealed in a keyedhash object (attrs, policy[0..plen), auth)
  * under the legacy ECC primary made now (owner hierarchy, empty value;
- * its answer HMACed in the process session when a pin is set, which it
- * ends), in a session salted to that primary that carries data and
- * auth encrypted. */
+ * its answer HMACed in the process session when a pin is set, which
+ * Create ends), in a session salted to that primary that carries data
+ * and auth encrypted. */
 static int seal_legacy(struct tpm *t, uint32_t attrs, const uint8_t *policy,
 		       size_t plen, const uint8_t *auth, size_t authlen,
 		       const uint8_t *data, size_t dlen,
@@ -125,7 +127,6 @@ static int seal_legacy(struct tpm *t, uint32_t attrs, const uint8_t *policy,
 		rc = err_set(e, EX_FAIL, "the primary's template");
 		goto out;
 	}
-	tpm_last(t);
 	if (tpm2_create_primary(t, TPM2_RH_OWNER, NULL, tmpl, NULL, 0, &prim,
 				ppub)) {
 		rc = err_prefix(e, "making the primary key");
@@ -148,6 +149,9 @@ static int seal_legacy(struct tpm *t, uint32_t attrs, const uint8_t *policy,
 	}
 	tpm2_session_use(s, &a, NULL, 0);
 	tpm2_auth_last(&a);
+	/* Create ends both sessions: this one, and the process session
+	 * (a pin set) that HMACs it */
+	tpm_last(t);
 	rc = tpm2_create(t, prim, ppub->name, ppub->namelen, &a, obj, auth,
 			 authlen, data, dlen, priv, pub);
 	if (!rc) {
