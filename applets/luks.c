@@ -817,18 +817,18 @@ static int enroll(struct ctx *c, const char *dev, struct enroll_opts *o,
 	    (o->pin && (rc = new_pin(c, o, pin, &pinlen))))
 		goto done;
 	/* Step 4: the new passphrase and its token, made on the TPM. */
-	if (!(t = ctx_tpm(c)) || luks_enroll_pass(t, secret, pass, &c->e)) {
+	if (!(t = ctx_tpm(c))) {
 		rc = ctx_fail(c);
 		goto done;
 	}
 	if (o->as == LUKS_TOK_SYSTEMD)
 		rc = luks_token_systemd(t, slot, &sel,
 					o->pin ? (uint8_t *)pin : NULL,
-					pinlen, secret, &json, &c->e);
+					pinlen, pass, &json, &c->e);
 	else if (o->as == LUKS_TOK_CLEVIS)
-		rc = luks_token_clevis(t, slot, &sel, pass, LUKS_PASS_LEN,
-				       &json, &c->e);
-	else if (!(rc = escrow_wanted(esc) &&
+		rc = luks_token_clevis(t, slot, &sel, pass, &json, &c->e);
+	else if (!(rc = luks_enroll_pass(t, secret, pass, &c->e)) &&
+		 !(rc = escrow_wanted(esc) &&
 		   escrow_make(esc, (uint8_t *)pass, LUKS_PASS_LEN, &c->e)) &&
 		 !(rc = seal_blob(t, spec, (uint8_t *)pass, LUKS_PASS_LEN,
 				  &pem, &pemlen, &c->e)) &&

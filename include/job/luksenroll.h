@@ -52,17 +52,18 @@ int luks_enroll_free(const struct luks_vol *v, const char *dev, int *slot,
  * its 32 raw bytes in secret. */
 int luks_enroll_pass(struct tpm *t, uint8_t secret[32], char *pass,
 		     struct tberr *e);
-/* The systemd-tpm2 token for keyslot slot: secret sealed to sel (one
- * bank; n 0: no PCRs) and, with pin, the PIN.  *json malloc'd. */
+/* The systemd-tpm2 token for keyslot slot: a new passphrase (pass, as
+ * luks_enroll_pass) whose secret is sealed to sel (one bank; n 0: no
+ * PCRs) and, with pin, the PIN.  *json malloc'd.  TPM commands: the
+ * primary, the session salted to it (unless a pin's is up), GetRandom,
+ * PCR_Read, Create ending the session, the primary flushed. */
 int luks_token_systemd(struct tpm *t, int slot, const struct pcr_sel *sel,
-		       const uint8_t *pin, size_t pinlen,
-		       const uint8_t secret[32], char **json,
-		       struct tberr *e);
-/* The clevis token for keyslot slot: pass in a JWE whose key is sealed
- * to sel (n 0: no PCRs). */
+		       const uint8_t *pin, size_t pinlen, char *pass,
+		       char **json, struct tberr *e);
+/* The clevis token for keyslot slot: a new passphrase (pass) in a JWE
+ * whose key is sealed to sel (n 0: no PCRs); the same commands. */
 int luks_token_clevis(struct tpm *t, int slot, const struct pcr_sel *sel,
-		      const char *pass, size_t passlen, char **json,
-		      struct tberr *e);
+		      char *pass, char **json, struct tberr *e);
 /* The tpmbox token for keyslot slot around seal's blob pem[0..n). */
 int luks_token_tpmbox(int slot, const char *pem, size_t n, char **json,
 		      struct tberr *e);

@@ -96,41 +96,56 @@ static int policy_now(struct tpm *t, const struct pcr_sel *sel, int pin,
 	return rc;
 }
 
-/* data sealed in a keyedhash object (attrs, policy[0..plen), auth)
- * under the legacy ECC primary made now (owner hierarchy, empty value;
- * its answer HMACed in the process session when a pin is set, which
- * Create ends), in a session salted to that primary that carries data
- * and auth encrypted. */
-static int seal_legacy(struct tpm *t, uint32_t attrs, const uint8_t *policy,
-		       size_t plen, const uint8_t *auth, size_t authlen,
-		       const uint8_t *data, size_t dlen,
-		       struct tpm2_private *priv, struct tpm2_public *pub,
-		       struct tberr *e)
+/* The legacy ECC primary (tpm2_createprimary's default and systemd's
+ * legacy template: the standard SRK's without noDA) made under the owner
+ * hierarchy (empty value; its answer HMACed in the process session when
+ * a pin is set), then the process session salted to it when none is up:
+ * every later answer HMACed, GetRandom's encrypted, as seal's SRK. */
+static int legacy_primary(struct tpm *t, uint32_t *prim,
+			  struct tpm2_public *ppub, struct tberr *e)
 {
 	struct tpm2_public *tmpl = calloc(1, sizeof(*tmpl));
-	struct tpm2_public *ppub = calloc(1, sizeof(*ppub));
-	struct tpm2_public *obj = calloc(1, sizeof(*obj));
-	struct tpm2_session *s = NULL;
-	struct tpm2_auth a;
-	uint32_t prim = 0;
 	int rc = 0;
 
-	if (!tmpl || !ppub || !obj) {
-		rc = err_set(e, EX_FAIL, "out of memory");
-		goto out;
-	}
-	/* tpm2_createprimary's default and systemd's legacy template are
-	 * the standard SRK's without noDA */
+	*prim = 0;
+	if (!tmpl)
+		return err_set(e, EX_FAIL, "out of memory");
 	tpm2_srk_template(tmpl, 0);
 	tmpl->attrs &= ~TPMA_OBJECT_NODA;
-	if (tpm2_public_finish(tmpl)) {
+	if (tpm2_public_finish(tmpl))
 		rc = err_set(e, EX_FAIL, "the primary's template");
-		goto out;
-	}
-	if (tpm2_create_primary(t, TPM2_RH_OWNER, NULL, tmpl, NULL, 0, &prim,
-				ppub)) {
+	else if (tpm_trust_begin(t))
+		rc = e->code;
+	else if (tpm2_create_primary(t, TPM2_RH_OWNER, NULL, tmpl, NULL, 0,
+				     prim, ppub))
 		rc = err_prefix(e, "making the primary key");
-		goto out;
+	else if (tpm2_trust_start(t, *prim, ppub))
+		rc = e->code;
+	free(tmpl);
+	return rc;
+}
+
+/* data sealed under the primary in a keyedhash object (attrs,
+ * policy[0..plen), auth), data and auth encrypted in the process
+ * session, which Create ends. */
+static int legacy_create(struct tpm *t, uint32_t prim,
+			 const struct tpm2_public *ppub, uint32_t attrs,
+			 const uint8_t *policy, size_t plen,
+			 const uint8_t *auth, size_t authlen,
+			 const uint8_t *data, size_t dlen,
+			 struct tpm2_private *priv, struct tpm2_public *pub,
+			 struct tberr *e)
+{
+	struct tpm2_public *obj = calloc(1, sizeof(*obj));
+	struct tpm2_session *ss = tpm2_trust_session(t);
+	struct tpm2_auth a;
+	int rc = 0;
+
+	if (!obj)
+		return err_set(e, EX_FAIL, "out of memory");
+	if (!ss) {
+		free(obj);
+		return err_set(e, EX_FAIL, "no salted session to seal in");
 	}
 	obj->type = TPM2_ALG_KEYEDHASH;
 	obj->name_alg = TPM2_ALG_SHA256;
@@ -139,37 +154,19 @@ static int seal_legacy(struct tpm *t, uint32_t attrs, const uint8_t *policy,
 	obj->policylen = plen;
 	obj->scheme = TPM2_ALG_NULL;
 	if (tpm2_public_finish(obj)) {
-		rc = err_set(e, EX_FAIL, "the sealed object's template");
-		goto out;
+		free(obj);
+		return err_set(e, EX_FAIL, "the sealed object's template");
 	}
-	if (tpm2_session_start(t, TPM2_SE_HMAC, prim, ppub, TPM2_RH_NULL,
-			       NULL, 0, SESS_ENC_CMD, &s)) {
+	tpm2_session_set_flags(ss, SESS_ENC_CMD);
+	tpm2_session_use(ss, &a, NULL, 0);
+	tpm2_trust_last_for(t, &a);
+	if (tpm2_create(t, prim, ppub->name, ppub->namelen, &a, obj, auth,
+			authlen, data, dlen, priv, pub))
 		rc = e->code;
-		goto out;
-	}
-	tpm2_session_use(s, &a, NULL, 0);
-	tpm2_auth_last(&a);
-	/* Create ends both sessions: this one, and the process session
-	 * (a pin set) that HMACs it */
-	tpm_last(t);
-	rc = tpm2_create(t, prim, ppub->name, ppub->namelen, &a, obj, auth,
-			 authlen, data, dlen, priv, pub);
-	if (!rc) {
-		/* the TPM ended the session with Create */
-		tpm2_session_free(s);
-		s = NULL;
-		if (!tpm2_public_same_template(pub, obj))
-			rc = err_set(e, EX_FAIL, "TPM2_Create: the created "
-				     "object is not the one asked for");
-	}
-out:
-	if (s)
-		tpm2_session_flush(t, s);
-	if (prim)
-		tpm2_flush(t, prim);
+	else if (!tpm2_public_same_template(pub, obj))
+		rc = err_set(e, EX_FAIL, "TPM2_Create: the created object is "
+			     "not the one asked for");
 	tpm_wipe(t);
-	free(tmpl);
-	free(ppub);
 	free(obj);
 	return rc;
 }
@@ -204,19 +201,22 @@ static void pcr_list(uint32_t mask, char *buf)
 }
 
 int luks_token_systemd(struct tpm *t, int slot, const struct pcr_sel *sel,
-		       const uint8_t *pin, size_t pinlen,
-		       const uint8_t secret[32], char **json,
-		       struct tberr *e)
+		       const uint8_t *pin, size_t pinlen, char *pass,
+		       char **json, struct tberr *e)
 {
 	struct tpm2_private *priv = calloc(1, sizeof(*priv));
 	struct tpm2_public *pub = calloc(1, sizeof(*pub));
-	uint8_t d[32], auth[32], *raw = malloc(2 * TPM2_PUBLIC_MAX + 4);
+	struct tpm2_public *ppub = calloc(1, sizeof(*ppub));
+	uint8_t d[32], auth[32], secret[32];
+	uint8_t *raw = malloc(2 * TPM2_PUBLIC_MAX + 4);
 	char hexd[65], pcrs[64], *b64 = NULL;
+	uint32_t prim = 0;
 	size_t n;
 	int rc = 0;
 
 	*json = NULL;
-	if (!priv || !pub || !raw) {
+	memset(secret, 0, sizeof(secret));
+	if (!priv || !pub || !ppub || !raw) {
 		rc = err_set(e, EX_FAIL, "out of memory");
 		goto out;
 	}
@@ -224,15 +224,14 @@ int luks_token_systemd(struct tpm *t, int slot, const struct pcr_sel *sel,
 		rc = err_set(e, EX_FAIL, "hashing the PIN failed");
 		goto out;
 	}
-	if (tpm_trust_begin(t) || policy_now(t, sel, pin != NULL, d, e)) {
-		rc = e->code;
-		goto out;
-	}
-	if ((rc = seal_legacy(t, TPMA_OBJECT_FIXEDTPM |
-			      TPMA_OBJECT_FIXEDPARENT |
-			      (pin ? 0 : TPMA_OBJECT_NODA), d, sizeof(d),
-			      pin ? auth : NULL, pin ? sizeof(auth) : 0,
-			      secret, 32, priv, pub, e)))
+	if ((rc = legacy_primary(t, &prim, ppub, e)) ||
+	    (rc = luks_enroll_pass(t, secret, pass, e)) ||
+	    (rc = policy_now(t, sel, pin != NULL, d, e)) ||
+	    (rc = legacy_create(t, prim, ppub, TPMA_OBJECT_FIXEDTPM |
+				TPMA_OBJECT_FIXEDPARENT |
+				(pin ? 0 : TPMA_OBJECT_NODA), d, sizeof(d),
+				pin ? auth : NULL, pin ? sizeof(auth) : 0,
+				secret, 32, priv, pub, e)))
 		goto out;
 	if (!(n = blob_bytes(priv, pub, 3, raw, 2 * TPM2_PUBLIC_MAX + 4)) ||
 	    !(b64 = b64_encode(raw, n, &n))) {
@@ -251,11 +250,15 @@ int luks_token_systemd(struct tpm *t, int slot, const struct pcr_sel *sel,
 		rc = err_set(e, EX_FAIL, "out of memory");
 	}
 out:
+	if (prim)
+		tpm2_flush(t, prim);
 	explicit_bzero(auth, sizeof(auth));
+	explicit_bzero(secret, sizeof(secret));
 	free(b64);
 	free(raw);
 	free(priv);
 	free(pub);
+	free(ppub);
 	return rc;
 }
 
@@ -272,11 +275,14 @@ static char *part_b64url(const struct tpm2_private *priv,
 }
 
 int luks_token_clevis(struct tpm *t, int slot, const struct pcr_sel *sel,
-		      const char *pass, size_t passlen, char **json,
-		      struct tberr *e)
+		      char *pass, char **json, struct tberr *e)
 {
 	struct tpm2_private *priv = calloc(1, sizeof(*priv));
 	struct tpm2_public *pub = calloc(1, sizeof(*pub));
+	struct tpm2_public *ppub = calloc(1, sizeof(*ppub));
+	size_t passlen = LUKS_PASS_LEN;
+	uint8_t secret[32];
+	uint32_t prim = 0;
 	uint32_t mask = sel->n ? sel->b[0].mask : 0;
 	uint8_t d[32], key[32], iv[GCM_IV], tag[16], *ct = malloc(passlen + 1);
 	char jwk[160], pcrs[64], bankpart[128], *k64 = NULL, *pub64 = NULL;
@@ -287,7 +293,7 @@ int luks_token_clevis(struct tpm *t, int slot, const struct pcr_sel *sel,
 
 	*json = NULL;
 	jwk[0] = '\0';
-	if (!priv || !pub || !ct) {
+	if (!priv || !pub || !ppub || !ct) {
 		rc = err_set(e, EX_FAIL, "out of memory");
 		goto out;
 	}
@@ -304,17 +310,16 @@ int luks_token_clevis(struct tpm *t, int slot, const struct pcr_sel *sel,
 		 "\"key_ops\":[\"encrypt\",\"decrypt\"],\"kty\":\"oct\"}",
 		 k64);
 	explicit_bzero(k64, n);
-	if (tpm_trust_begin(t) || (mask && policy_now(t, sel, 0, d, e))) {
-		rc = e->code;
-		goto out;
-	}
-	if ((rc = seal_legacy(t, TPMA_OBJECT_FIXEDTPM |
-			      TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_NODA |
-			      TPMA_OBJECT_ADMINWITHPOLICY |
-			      (mask ? 0 : TPMA_OBJECT_USERWITHAUTH), d,
-			      mask ? sizeof(d) : 0, NULL, 0,
-			      (const uint8_t *)jwk, strlen(jwk), priv, pub,
-			      e)))
+	if ((rc = legacy_primary(t, &prim, ppub, e)) ||
+	    (rc = luks_enroll_pass(t, secret, pass, e)) ||
+	    (mask && (rc = policy_now(t, sel, 0, d, e))) ||
+	    (rc = legacy_create(t, prim, ppub, TPMA_OBJECT_FIXEDTPM |
+				TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_NODA |
+				TPMA_OBJECT_ADMINWITHPOLICY |
+				(mask ? 0 : TPMA_OBJECT_USERWITHAUTH), d,
+				mask ? sizeof(d) : 0, NULL, 0,
+				(const uint8_t *)jwk, strlen(jwk), priv, pub,
+				e)))
 		goto out;
 	bankpart[0] = '\0';
 	if (mask) {
@@ -349,6 +354,9 @@ int luks_token_clevis(struct tpm *t, int slot, const struct pcr_sel *sel,
 		rc = err_set(e, EX_FAIL, "out of memory");
 	}
 out:
+	if (prim)
+		tpm2_flush(t, prim);
+	explicit_bzero(secret, sizeof(secret));
 	explicit_bzero(key, sizeof(key));
 	explicit_bzero(jwk, sizeof(jwk));
 	if (ct)
@@ -364,6 +372,7 @@ out:
 	free(ct);
 	free(priv);
 	free(pub);
+	free(ppub);
 	return rc;
 }
 
