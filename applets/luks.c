@@ -816,6 +816,11 @@ static int enroll(struct ctx *c, const char *dev, struct enroll_opts *o,
 	if ((rc = old_pass(c, dev, o->keyfile, &old, &oldlen)) ||
 	    (o->pin && (rc = new_pin(c, o, pin, &pinlen))))
 		goto done;
+	if (!oldlen) {
+		rc = ctx_usage(c, "the existing passphrase is empty (give it "
+			       "with --unlock-key-file, on stdin, or typed)");
+		goto done;
+	}
 	/* Step 4: the new passphrase and its token, made on the TPM. */
 	if (!(t = ctx_tpm(c))) {
 		rc = ctx_fail(c);

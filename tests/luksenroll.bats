@@ -298,3 +298,57 @@ EOS
 	run tb luks reseal "$D/rs.img"
 	assert_failure 2
 }
+
+@test "luks enroll: cryptsetup killed between the keyslot and the token: the keyslot is taken away again" {
+	img kill.img
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	real=$(command -v cryptsetup)
+	cat > "$BATS_TEST_TMPDIR/bin/cryptsetup" <<EOS
+#!/bin/sh
+[ "\$1 \$2" = "token import" ] && kill -9 \$\$
+exec $real "\$@"
+EOS
+	chmod +x "$BATS_TEST_TMPDIR/bin/cryptsetup"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run tb luks enroll "$D/kill.img" --as tpmbox -p sha256:7 --unlock-key-file "$D/pw"
+	assert_failure 1
+	assert_output --partial "signal 9"
+	assert_output --partial "keyslot 1 removed again"
+	[ "$(slots "$D/kill.img")" = "k0 " ]
+	cryptsetup open --test-passphrase --key-file="$D/pw" "$D/kill.img"
+}
+
+@test "luks enroll, reseal, remove: the other refusals" {
+	img ref.img
+	run tb luks enroll "$D/ref.img" --as systemd --pin - --unlock-key-file "$D/pw"
+	assert_failure 2
+	run tb luks enroll "$D/ref.img" --as systemd --recovery-code-out "$BATS_TEST_TMPDIR/c" --unlock-key-file "$D/pw"
+	assert_failure 2
+	assert_output --partial "for --as tpmbox"
+	run tb luks enroll "$D/ref.img" --as tpmbox -k "$D/pw" --unlock-key-file "$D/pw"
+	assert_failure 2
+	assert_output --partial "-k is for luks reseal"
+	run tb luks remove "$D/ref.img" --token-id 0 -p sha256:7
+	assert_failure 2
+	run tb luks reseal "$D/ref.img" --as tpmbox -p sha256:7
+	assert_failure 2
+	run tb luks reseal "$D/ref.img" -p sha256:7
+	assert_failure 1
+	assert_output --partial "has no tpmbox token"
+	run tb luks enroll "$D/ref.img" --as tpmbox -p sha256:7 --unlock-key-file "$D/pw"
+	assert_success
+	run tb luks enroll "$D/ref.img" --as tpmbox -p sha256:7 --unlock-key-file "$D/pw"
+	assert_success
+	run tb luks reseal "$D/ref.img" -p sha256:7
+	assert_failure 2
+	assert_output --partial "several tpmbox tokens"
+	run tb luks reseal "$D/ref.img" -p sha256:7 --token-id 1
+	assert_success
+	assert_output --partial "token 1 resealed as token 2 (keyslot 2)"
+	# an empty existing passphrase on stdin: refused before the TPM
+	img ref2.img
+	cp "$D/ref2.img" "$BATS_TEST_TMPDIR/copy"
+	run tb luks enroll "$D/ref2.img" --as clevis < /dev/null
+	assert_failure 2
+	assert_output --partial "existing passphrase is empty"
+	cmp "$D/ref2.img" "$BATS_TEST_TMPDIR/copy"
+}

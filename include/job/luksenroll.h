@@ -22,9 +22,11 @@
  *   the passphrase, escrow copies included; made by the caller with
  *   seal_blob.
  *
- * The passphrase: 32 bytes of the TPM's RNG XORed with 32 of the host's
- * (GetRandom's answer crosses the bus in clear; the host's half keeps it
- * secret), standard base64: 44 characters.  The keyslot gets PBKDF2
+ * The passphrase: 32 bytes of the TPM's RNG (GetRandom in the salted
+ * session: its answer encrypted) XORed with 32 of the host's (a TPM
+ * session that is not up, as for --as tpmbox without a pin, leaves the
+ * answer in clear: the host's half keeps the result secret), standard
+ * base64: 44 characters.  The keyslot gets PBKDF2
  * (SHA-512, 1000 rounds) as systemd-cryptenroll gives a key of full
  * entropy.  Both passphrases reach cryptsetup through pipes (the
  * existing one its stdin, the new one /dev/fd/3), never argv, the
