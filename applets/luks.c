@@ -1,5 +1,7 @@
-/* luks: the TPM tokens of a LUKS2 volume (systemd-cryptenroll's and
- * clevis'): list them and whether this TPM's PCRs satisfy them now. */
+/* luks: the TPM tokens of a LUKS2 volume (systemd-cryptenroll's,
+ * clevis' and tpmbox's own): list them and whether this TPM's PCRs
+ * satisfy them now, unlock with them, enroll a keyslot with one, remove
+ * one with its keyslot, reseal tpmbox's. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +77,8 @@ static const char usage[] =
 	"  --force          the volume's last keyslot too\n"
 	"  --yes            consent without asking (stdin not a terminal)\n"
 	"reseal: a tpmbox token sealed again to -p's PCRs (their values now),\n"
-	"its escrow recipients kept; the new token imported, then the old\n"
-	"one removed (the keyslot stays); an old recovery code needs a new\n"
+	"its escrow recipients kept; the new token replaces the old one in\n"
+	"its place (the keyslot stays); an old recovery code needs a new\n"
 	"one (--recovery-code-out):\n"
 	"  -k KEYFILE       when the old token no longer unseals here: an\n"
 	"                   escrow recipient's private key opens its copy\n"
@@ -851,7 +853,7 @@ static int enroll(struct ctx *c, const char *dev, struct enroll_opts *o,
 		rc = ctx_fail(c);
 		goto done;
 	}
-	if (luks_cs_import(dev, token, json, &c->e))
+	if (luks_cs_import(dev, token, 0, json, &c->e))
 		goto undo;
 	imported = 1;
 	if (luks_cs_verify(dev, v, 1u << slot, 0, 1u << token, 0, &c->e) ||
@@ -1010,8 +1012,8 @@ out:
 }
 
 /* reseal: a tpmbox token sealed again to -p's PCRs, its escrow
- * recipients kept (reseal's job); the new token imported, then the old
- * one removed: the keyslot and its passphrase stay. */
+ * recipients kept (reseal's job); the new token replaces the old one in
+ * its place: the keyslot and its passphrase stay. */
 static int reseal_tok(struct ctx *c, const char *dev, struct enroll_opts *o,
 		      struct escrow *esc)
 {
@@ -1022,7 +1024,7 @@ static int reseal_tok(struct ctx *c, const char *dev, struct enroll_opts *o,
 	struct seal_opts so;
 	char what[300], *pem = NULL, *json = NULL;
 	size_t pemlen = 0;
-	int i, slot, token, rc = 0;
+	int i, slot, rc = 0;
 	struct tpm *t = NULL;
 
 	memset(&so, 0, sizeof(so));
@@ -1064,9 +1066,6 @@ static int reseal_tok(struct ctx *c, const char *dev, struct enroll_opts *o,
 	}
 	for (slot = 0; !(tk->t->keyslots >> slot & 1); slot++)
 		;
-	if (luks_enroll_free(v, dev, &i, &token, &c->e) && token == 32)
-		goto fail;
-	err_clear(&c->e);
 	if (ctx_out_new(c, 0, o->code_out)) {
 		rc = EX_USAGE;
 		goto out;
@@ -1093,20 +1092,14 @@ static int reseal_tok(struct ctx *c, const char *dev, struct enroll_opts *o,
 	    escrow_append(esc, &pem, &pemlen, &c->e) ||
 	    luks_token_tpmbox(slot, pem, pemlen, &json, &c->e))
 		goto fail;
-	/* Step 3: the new token, then the old one removed. */
-	if (luks_cs_import(dev, token, json, &c->e) ||
-	    luks_cs_verify(dev, v, 0, 0, 1u << token, 0, &c->e) ||
+	/* Step 3: the new token in the old one's place (one header
+	 * write: cryptsetup token import --token-replace), read again. */
+	if (luks_cs_import(dev, tk->id, 1, json, &c->e) ||
+	    luks_cs_verify(dev, v, 0, 0, 0, 0, &c->e) ||
 	    (o->code_out && escrow_write_code(esc, o->code_out, 0, &c->e)))
 		goto fail;
-	if (luks_cs_token_remove(dev, tk->id, &c->e) ||
-	    luks_cs_verify(dev, v, 0, 0, 1u << token, 1u << tk->id, &c->e)) {
-		err_hint(&c->e, "the new token %d is in place; remove the old "
-			 "one with cryptsetup token remove --token-id %d",
-			 token, tk->id);
-		goto fail;
-	}
-	printf("%s: token %d resealed as token %d (keyslot %d)\n", dev,
-	       tk->id, token, slot);
+	printf("%s: token %d resealed in place (keyslot %d)\n", dev, tk->id,
+	       slot);
 	goto out;
 fail:
 	rc = ctx_fail(c);
@@ -1312,7 +1305,7 @@ static int run(struct ctx *c, int argc, char **argv)
 }
 
 const struct applet applet_luks = {
-	"luks", "list and unlock a LUKS2 volume's TPM tokens (systemd, "
-	"clevis)",
+	"luks", "list, unlock, enroll and remove a LUKS2 volume's TPM tokens "
+	"(systemd, clevis, tpmbox)",
 	APPLET_USAGE(usage), run, shortopts, longopts, APPLET_PIN
 };

@@ -280,19 +280,28 @@ EOS
 	run tb luks reseal "$D/rs.img" -p sha256:7
 	assert_failure
 	[ "$(slots "$D/rs.img")" = "k0 k1 t0 " ]
+	# a replace that fails leaves the old token as it was
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\n[ "$1 $2" = "token import" ] && exit 1\nexec %s "$@"\n' \
+		"$(command -v cryptsetup)" > "$BATS_TEST_TMPDIR/bin/cryptsetup"
+	chmod +x "$BATS_TEST_TMPDIR/bin/cryptsetup"
+	cryptsetup token export --token-id 0 "$D/rs.img" > "$BATS_TEST_TMPDIR/tok0"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run tb luks reseal "$D/rs.img" -p sha256:7 -k "$D/esc.key"
+	assert_failure 1
+	cryptsetup token export --token-id 0 "$D/rs.img" | cmp - "$BATS_TEST_TMPDIR/tok0"
 	run tb luks reseal "$D/rs.img" -p sha256:7 -k "$D/esc.key"
 	assert_success
-	assert_output --partial "token 0 resealed as token 1 (keyslot 1)"
-	[ "$(slots "$D/rs.img")" = "k0 k1 t1 " ]
+	assert_output --partial "token 0 resealed in place (keyslot 1)"
+	[ "$(slots "$D/rs.img")" = "k0 k1 t0 " ]
 	opens rs.img
 	cmp "$BATS_TEST_TMPDIR/pass" "$BATS_TEST_TMPDIR/pass0"
 	# the recipient kept: the new blob's copy opens with the same key
-	blob "$D/rs.img" 1 > "$D/rs.blob"
+	blob "$D/rs.img" 0 > "$D/rs.blob"
 	tb recover -k "$D/esc.key" -o "$BATS_TEST_TMPDIR/r" "$D/rs.blob"
 	cmp "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/pass0"
 	# not a tpmbox token
 	tb luks enroll "$D/rs.img" --as systemd -p sha256:7 --unlock-key-file "$D/pw"
-	run tb luks reseal "$D/rs.img" --token-id 0 -p sha256:7
+	run tb luks reseal "$D/rs.img" --token-id 1 -p sha256:7
 	assert_failure 1
 	assert_output --partial "not a tpmbox token"
 	run tb luks reseal "$D/rs.img"
@@ -343,7 +352,7 @@ EOS
 	assert_output --partial "several tpmbox tokens"
 	run tb luks reseal "$D/ref.img" -p sha256:7 --token-id 1
 	assert_success
-	assert_output --partial "token 1 resealed as token 2 (keyslot 2)"
+	assert_output --partial "token 1 resealed in place (keyslot 2)"
 	# an empty existing passphrase on stdin: refused before the TPM
 	img ref2.img
 	cp "$D/ref2.img" "$BATS_TEST_TMPDIR/copy"

@@ -76,8 +76,9 @@ int luks_token_tpmbox(int slot, const char *pem, size_t n, char **json,
 int luks_cs_addkey(const char *dev, int slot, const uint8_t *old,
 		   size_t oldlen, const char *pass, size_t passlen,
 		   struct tberr *e);
-/* token import of json as token id. */
-int luks_cs_import(const char *dev, int id, const char *json,
+/* token import of json as token id (replace: in the place of the token
+ * there, in one header write: --token-replace). */
+int luks_cs_import(const char *dev, int id, int replace, const char *json,
 		   struct tberr *e);
 /* token remove of token id. */
 int luks_cs_token_remove(const char *dev, int id, struct tberr *e);

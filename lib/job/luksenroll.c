@@ -421,14 +421,16 @@ int luks_cs_addkey(const char *dev, int slot, const uint8_t *old,
 	return err_prefix(e, "%s: adding keyslot %d", dev, slot);
 }
 
-int luks_cs_import(const char *dev, int id, const char *json,
+int luks_cs_import(const char *dev, int id, int replace, const char *json,
 		   struct tberr *e)
 {
 	char s[12];
 	char *argv[] = { "cryptsetup", "token", "import", "--token-id", s,
-			 (char *)dev, NULL };
+			 (char *)dev, NULL, NULL };
 
 	snprintf(s, sizeof(s), "%d", id);
+	if (replace)
+		argv[6] = "--token-replace";
 	if (run_feed(argv, json, strlen(json), e))
 		return err_prefix(e, "%s: importing token %d (a full token "
 				  "area, or a token cryptsetup's plugin "
