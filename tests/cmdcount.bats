@@ -167,3 +167,26 @@ count() {
 	count lockdown-again "StartAuthSession GetCapability GetCapability PCR_Extend StartAuthSession PolicySecret FlushContext FlushContext" \
 		lockdown --extend 16 --disable-clear --platform
 }
+
+# enroll IMG FORM ARGS: luks enroll on a fresh LUKS2 image
+luks_img() {
+	rm -f "$D/$1"
+	truncate -s 32M "$D/$1"
+	printf pw > "$D/lpw"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
+		--pbkdf-force-iterations 1000 "$D/$1" "$D/lpw"
+}
+
+@test "cmdcount: luks enroll sends 6 (systemd, clevis: the pinned session, the legacy primary, GetRandom and PCR_Read in the session, Create ending it, the primary flushed) or 4 (tpmbox: seal's 3 and GetRandom)" {
+	"$TPMBOX" --list | grep -q '^luks ' || skip "luks is not in this build"
+	command -v cryptsetup >/dev/null || skip "no cryptsetup"
+	luks_img e1.img
+	count "luks enroll --as systemd" "StartAuthSession CreatePrimary GetRandom PCR_Read Create FlushContext" \
+		luks enroll "$D/e1.img" --as systemd -p sha256:7 --unlock-key-file "$D/lpw"
+	luks_img e2.img
+	count "luks enroll --as clevis" "StartAuthSession CreatePrimary GetRandom PCR_Read Create FlushContext" \
+		luks enroll "$D/e2.img" --as clevis -p sha256:7 --unlock-key-file "$D/lpw"
+	luks_img e3.img
+	count "luks enroll --as tpmbox" "StartAuthSession GetRandom PCR_Read Create" \
+		luks enroll "$D/e3.img" --as tpmbox -p sha256:7 --unlock-key-file "$D/lpw"
+}

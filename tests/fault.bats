@@ -16,7 +16,9 @@
 #                  escrow copies and a recovery code; reseal-escrow:
 #                  reseal a blob that does not unseal, from its escrow
 #                  copy; takeown-provision: takeown with values, --ek
-#                  and a DA parameter on a TPM cleared before each run)
+#                  and a DA parameter on a TPM cleared before each run;
+#                  luks-enroll-sd, -clevis, -tpmbox: luks enroll on a
+#                  fresh image each run)
 
 load helpers/common
 
@@ -478,6 +480,20 @@ recipe() {
 		[ -s "$FD/cl.jwe" ] || return 2
 		OUT=$FD/out; ARGS=(luks unlock --jwe "$FD/cl.jwe" -o "$OUT" -f)
 		CHECK='cmp "$OUT" "$FD/data32"' ;;
+	luks-enroll-sd|luks-enroll-clevis|luks-enroll-tpmbox)
+		# a fresh copy of luks.img each run (one per form: slow_all
+		# runs them at once); enroll adds keyslot 1 and token 1 (or,
+		# failing, takes its keyslot with it); a run that says 0 must
+		# have made a token luks unlock opens.  OUT only turns the
+		# check on (OUTFILE=0).
+		[ -s "$FD/luks.img" ] || return 2
+		IMG=$FD/$1.img
+		PRE="cp '$FD/luks.img' '$IMG'"
+		OUT=$FD/$1.on OUTFILE=0
+		ARGS=(luks enroll "$IMG" --as "${1#luks-enroll-}"
+		      -p sha256:7 --unlock-key-file "$FD/luks.pw")
+		[ "$1" != luks-enroll-sd ] || ARGS[4]=systemd
+		CHECK="tb luks unlock '$IMG' --token-id 1 | cryptsetup open --test-passphrase --key-file=- '$IMG'" ;;
 	*) return 1 ;;
 	esac
 	return 0
@@ -501,6 +517,8 @@ applets() {
 		[ -s "$FD/sd.img" ] && echo luks-unlock-sd
 		[ -s "$FD/cl.jwe" ] && echo luks-unlock-clevis
 		has_applet lockdown && echo lockdown-clear
+		[ -s "$FD/luks.img" ] && tb luks --help | grep -q enroll &&
+			echo luks-enroll-sd luks-enroll-clevis luks-enroll-tpmbox
 		# clears the TPM before each run, as clearall does
 		echo takeown-provision
 		has_applet clearall && echo clearall

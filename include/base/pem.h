@@ -12,6 +12,8 @@
 
 /* Base64, no line breaks (malloc'd, NUL-terminated); NULL: no memory. */
 char *b64_encode(const uint8_t *p, size_t n, size_t *outlen);
+/* The same in base64url without padding (JOSE's form). */
+char *b64url_encode(const uint8_t *p, size_t n, size_t *outlen);
 /* Returns the decoded length, or -1 on a bad character or padding or
  * when cap is too small. */
 long b64_decode(const char *s, size_t n, uint8_t *out, size_t cap);

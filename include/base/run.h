@@ -13,5 +13,10 @@
  * N)"; exit 3 when it cannot be started (not found: exit 6). */
 int run_feed(char *const *argv, const void *data, size_t n,
 	     struct tberr *e);
+/* The same with a second secret on the child's descriptor 3 (a pipe:
+ * "/dev/fd/3" names it to the program); each at most a pipe's buffer
+ * (64 KiB on Linux), written before the child is waited for. */
+int run_feed2(char *const *argv, const void *data, size_t n,
+	      const void *data3, size_t n3, struct tberr *e);
 
 #endif

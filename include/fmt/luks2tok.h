@@ -134,4 +134,20 @@ int clevis_jwe_check(const struct clevis_pin *p, const char *what,
 int clevis_jwk_key(const uint8_t *text, size_t n, const char *what,
 		   uint8_t key[32], struct tberr *e);
 
+/* tpmbox's own token (luks enroll --as tpmbox): {"type":"tpmbox",
+ * "keyslots":["N"],"tpmbox-version":1,"tpmbox-blob":BASE64}, the blob
+ * seal writes (docs/blob-format.md; escrow copies included) in standard
+ * base64.  Unknown members are ignored; another version is refused. */
+#define TPMBOXTOK_VERSION	1
+#define TPMBOXTOK_MAX		(1u << 20)	/* the blob's text */
+
+struct tpmboxtok {
+	char *text;		/* the blob's text, malloc'd, NUL-terminated */
+	size_t n;
+};
+
+int tpmboxtok_parse(const struct json *tok, const char *what,
+		    struct tpmboxtok *t, struct tberr *e);
+void tpmboxtok_free(struct tpmboxtok *t);
+
 #endif

@@ -11,13 +11,15 @@
 
 #include "base/err.h"
 #include "fmt/luks2.h"
+#include "fmt/keyfile.h"
 #include "fmt/luks2tok.h"
+#include "job/escrow.h"
 
 struct pcr_vals;
 
 struct tpm;
 
-enum { LUKS_TOK_OTHER = 0, LUKS_TOK_SYSTEMD, LUKS_TOK_CLEVIS };
+enum { LUKS_TOK_OTHER = 0, LUKS_TOK_SYSTEMD, LUKS_TOK_CLEVIS, LUKS_TOK_TPMBOX };
 
 /* What the PCRs say now. */
 enum {
@@ -35,6 +37,10 @@ struct luks_tok {
 	const struct luks2_token *t;
 	struct sdtpm2 *sd;	/* LUKS_TOK_SYSTEMD */
 	struct clevis *cl;	/* LUKS_TOK_CLEVIS */
+	struct tpmboxtok *tb;	/* LUKS_TOK_TPMBOX: the blob's text, */
+	struct keyfile *kf;	/* decoded, */
+	int escrow;		/* with escrow copies: */
+	struct escrow_counts ec;	/* for whom */
 	int match[CLEVIS_PINS];	/* systemd: [0]; clevis: per pin */
 };
 

@@ -48,7 +48,8 @@ struct reseal {
 	size_t kept, dropped;	/* of its recipients */
 };
 
-/* OLD read, with its escrow copies and recipients record (damaged ones
+/* OLD read (from r->in; or r->text, malloc'd, set by the caller), with
+ * its escrow copies and recipients record (damaged ones
  * refused unless drop); NEW keeps them unless told otherwise.  OLD with a
  * record: its recipients are NEW's by default (reseal_recipients, once
  * the secret is known).  OLD without one (made before records, or its

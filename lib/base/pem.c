@@ -39,6 +39,19 @@ char *b64_encode(const uint8_t *p, size_t n, size_t *outlen)
 	return s;
 }
 
+char *b64url_encode(const uint8_t *p, size_t n, size_t *outlen)
+{
+	char *s = b64_encode(p, n, outlen), *c;
+
+	if (!s)
+		return NULL;
+	for (c = s; *c && *c != '='; c++)
+		*c = *c == '+' ? '-' : *c == '/' ? '_' : *c;
+	*c = '\0';
+	*outlen = (size_t)(c - s);
+	return s;
+}
+
 /* By ranges, not strchr: a 64 MiB secret's escrow copies are 180 MB of
  * base64 (measured: strchr was a third of recover's time). */
 static int b64_val(char c)

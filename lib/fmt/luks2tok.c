@@ -733,3 +733,41 @@ out:
 	json_free(jwk);
 	return rc;
 }
+
+/* ---- tpmbox ---- */
+
+int tpmboxtok_parse(const struct json *tok, const char *what,
+		    struct tpmboxtok *t, struct tberr *e)
+{
+	const struct json *j = json_get(tok, "tpmbox-version");
+	uint8_t *d;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	if (!j)
+		return bad(e, what, "tpmbox-version", "is missing");
+	if (j->type != JSON_NUM || !j->isint || j->i != TPMBOXTOK_VERSION)
+		return bad(e, what, "tpmbox-version", "is not 1 (a token of "
+			   "another tpmbox version)");
+	if (!(j = json_get(tok, "tpmbox-blob")))
+		return bad(e, what, "tpmbox-blob", "is missing");
+	if (j->type == JSON_STR && j->slen / 4 * 3 > TPMBOXTOK_MAX)
+		return bad(e, what, "tpmbox-blob", "is too long");
+	if (b64_member(j, 0, what, "tpmbox-blob", &d, &n, e))
+		return e->code;
+	if (!n || memchr(d, 0, n)) {
+		free(d);
+		return bad(e, what, "tpmbox-blob", "is not a blob's text");
+	}
+	/* room for the NUL: b64_member's buffer is 3 bytes over */
+	d[n] = 0;
+	t->text = (char *)d;
+	t->n = n;
+	return 0;
+}
+
+void tpmboxtok_free(struct tpmboxtok *t)
+{
+	free(t->text);
+	t->text = NULL;
+}

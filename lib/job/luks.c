@@ -36,6 +36,26 @@ static int tokens(const char *what, struct luks_vol *v, struct tberr *e)
 				return err_set(e, EX_IO, "out of memory");
 			if (clevis_parse_token(lt->j, w, t->cl, e))
 				return e->code;
+		} else if (strcmp(lt->type, "tpmbox") == 0) {
+			struct escrow_blk b;
+
+			t->kind = LUKS_TOK_TPMBOX;
+			if (!(t->tb = malloc(sizeof(*t->tb))) ||
+			    !(t->kf = calloc(1, sizeof(*t->kf))))
+				return err_set(e, EX_IO, "out of memory");
+			if (tpmboxtok_parse(lt->j, w, t->tb, e) ||
+			    keyfile_decode(t->tb->text, t->tb->n, t->kf, e))
+				return err_prefix(e, "%s", w);
+			memset(&b, 0, sizeof(b));
+			if (!escrow_read(t->tb->text, t->tb->n, &b, e)) {
+				t->escrow = 1;
+				escrow_count(&b, &t->ec);
+			} else if (e->code != EX_NOENT) {
+				escrow_blk_free(&b);
+				return err_prefix(e, "%s", w);
+			}
+			err_clear(e);
+			escrow_blk_free(&b);
 		}
 	}
 	return 0;
@@ -75,8 +95,14 @@ void luks_vol_free(struct luks_vol *v)
 			sdtpm2_free(v->tok[i].sd);
 		if (v->tok[i].cl)
 			clevis_free(v->tok[i].cl);
+		if (v->tok[i].tb)
+			tpmboxtok_free(v->tok[i].tb);
+		if (v->tok[i].kf)
+			keyfile_free(v->tok[i].kf);
 		free(v->tok[i].sd);
 		free(v->tok[i].cl);
+		free(v->tok[i].tb);
+		free(v->tok[i].kf);
 	}
 	v->n = 0;
 	luks2_free(&v->h);
@@ -150,13 +176,40 @@ static int verdict(const uint8_t *got, size_t gn, const uint8_t *want_,
 	       LUKS_MATCH_YES : LUKS_MATCH_NO;
 }
 
+/* A tpmbox blob's PCR states against the values now: yes when one
+ * state's every value is the TPM's (no state: yes). */
+static int tpmbox_verdict(const struct keyfile *kf, const struct pcr_vals *all)
+{
+	int b, i, j, ok;
+
+	if (!kf->nbranch)
+		return LUKS_MATCH_YES;
+	for (b = 0; b < kf->nbranch; b++) {
+		const struct pcr_vals *want_ = &kf->br[b].vals;
+
+		ok = want_->n > 0;
+		for (i = 0; i < want_->n && ok; i++) {
+			for (j = 0; j < all->n; j++)
+				if (all->v[j].alg == want_->v[i].alg &&
+				    all->v[j].idx == want_->v[i].idx)
+					break;
+			ok = j < all->n && all->v[j].len == want_->v[i].len &&
+			     !memcmp(all->v[j].d, want_->v[i].d,
+				     want_->v[i].len);
+		}
+		if (ok)
+			return LUKS_MATCH_YES;
+	}
+	return LUKS_MATCH_NO;
+}
+
 int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e)
 {
 	struct pcr_sel sel, alloc;
 	struct pcr_vals *all, *sub;
 	uint8_t d[TPM2_MAX_DIGEST];
 	unsigned npcrs;
-	int i, k, rc = 0;
+	int i, j, k, rc = 0;
 	size_t n;
 
 	memset(&sel, 0, sizeof(sel));
@@ -176,6 +229,20 @@ int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e)
 				tk->match[0] = LUKS_MATCH_NOBANK;
 			else
 				want(&sel, tk->sd->bank, tk->sd->pcrs);
+		}
+		if (tk->kind == LUKS_TOK_TPMBOX) {
+			if (tk->kf->authorized)
+				tk->match[0] = LUKS_MATCH_UNCHECKED;
+			for (k = 0; k < tk->kf->nbranch && !tk->match[0]; k++)
+				for (j = 0; j < tk->kf->br[k].sel.n; j++)
+					if (!allocated(&alloc,
+						       tk->kf->br[k].sel.b[j].alg,
+						       tk->kf->br[k].sel.b[j].mask))
+						tk->match[0] = LUKS_MATCH_NOBANK;
+			for (k = 0; k < tk->kf->nbranch && !tk->match[0]; k++)
+				for (j = 0; j < tk->kf->br[k].sel.n; j++)
+					want(&sel, tk->kf->br[k].sel.b[j].alg,
+					     tk->kf->br[k].sel.b[j].mask);
 		}
 		for (k = 0; tk->cl && k < tk->cl->n; k++) {
 			const struct clevis_pin *p = &tk->cl->pin[k];
@@ -215,6 +282,8 @@ int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e)
 					    s->policylen[k]) != LUKS_MATCH_YES)
 					tk->match[0] = LUKS_MATCH_NO;
 		}
+		if (tk->kind == LUKS_TOK_TPMBOX && !tk->match[0])
+			tk->match[0] = tpmbox_verdict(tk->kf, all);
 		for (k = 0; tk->cl && k < tk->cl->n; k++) {
 			const struct clevis_pin *p = &tk->cl->pin[k];
 

@@ -787,6 +787,42 @@ int luks_unlock_clevis(struct tpm *t, const struct clevis *c,
 	return cl_open(t, c, 0, what, pass, passlen, e);
 }
 
+/* ---- tpmbox ---- */
+
+static int tb_check(const struct luks_tok *tk, const char *what,
+		    const struct luks_unlock_in *in, struct tberr *e)
+{
+	if (tk->kf->auth)
+		return err_set(e, EX_FAIL, "%s is sealed with a password as "
+			       "well: unseal it with tpmbox unseal --auth",
+			       what);
+	if (tk->kf->authorized && !in->nsig)
+		return err_set(e, EX_USAGE, "%s is sealed to PCR policies "
+			       "signed by a key: give --signature SIG.json",
+			       what);
+	return 0;
+}
+
+/* seal's blob, unsealed by unseal's job: the passphrase it holds. */
+static int tb_unlock(struct tpm *t, const struct luks_tok *tk,
+		     const char *what, const struct luks_unlock_in *in,
+		     uint8_t **pass, size_t *passlen, struct tberr *e)
+{
+	struct unseal_job *j = calloc(1, sizeof(*j));
+	struct authval none = { .n = 0 };
+	int rc;
+
+	if (!j)
+		return err_set(e, EX_FAIL, "out of memory");
+	rc = unseal_check(j, what, tk->tb->text, tk->tb->n, 0, e) ||
+	     (tk->kf->authorized &&
+	      unseal_signatures(j, in->sigpaths, in->nsig, e)) ||
+	     unseal_run(t, j, &none, &none, pass, passlen, e) ? e->code : 0;
+	unseal_job_free(j);
+	free(j);
+	return rc;
+}
+
 /* ---- every token ---- */
 
 int luks_unlock_check(const struct luks_tok *tk, const char *what,
@@ -800,6 +836,8 @@ int luks_unlock_check(const struct luks_tok *tk, const char *what,
 	}
 	if (tk->kind == LUKS_TOK_CLEVIS)
 		return luks_unlock_check_clevis(tk->cl, what, e);
+	if (tk->kind == LUKS_TOK_TPMBOX)
+		return tb_check(tk, what, in, e);
 	return err_set(e, EX_FAIL, "%s is not a TPM token", what);
 }
 
@@ -812,5 +850,7 @@ int luks_unlock_token(struct tpm *t, const struct luks_tok *tk,
 		return sd_unlock(t, tk->sd, what, in, pass, passlen, e);
 	if (tk->kind == LUKS_TOK_CLEVIS)
 		return cl_open(t, tk->cl, 0, what, pass, passlen, e);
+	if (tk->kind == LUKS_TOK_TPMBOX)
+		return tb_unlock(t, tk, what, in, pass, passlen, e);
 	return err_set(e, EX_FAIL, "%s is not a TPM token", what);
 }

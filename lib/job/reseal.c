@@ -80,7 +80,10 @@ int reseal_old(struct reseal *r, const struct escrow *esc, struct tberr *e)
 {
 	int rc;
 
-	if ((rc = file_read(r->in, ESCROW_BLOB_MAX, &r->text, &r->tlen, e)))
+	/* OLD read from r->in, unless the caller holds its text already
+	 * (a LUKS2 token's blob) */
+	if (!r->text &&
+	    (rc = file_read(r->in, ESCROW_BLOB_MAX, &r->text, &r->tlen, e)))
 		return rc;
 	if ((rc = escrow_read((const char *)r->text, r->tlen, &r->b, e))) {
 		if (e->code != EX_NOENT && !r->drop) {
