@@ -157,17 +157,6 @@ count() {
 	tb luks unlock "$img" | cryptsetup open --test-passphrase --key-file=- "$img"
 }
 
-@test "cmdcount: shutdown sends 2 (session, Shutdown ending it); lockdown 10 with an extend, then 8 (no command that changes the TPM but the extend)" {
-	count shutdown "StartAuthSession Shutdown" shutdown
-	# the state, the allocation, the extend, ClearControl in the session,
-	# the platform probe (a trial session), 32 random bytes, the new
-	# platform value ending the session
-	count lockdown "StartAuthSession GetCapability GetCapability PCR_Extend ClearControl StartAuthSession PolicySecret FlushContext GetRandom HierarchyChangeAuth" \
-		lockdown --extend 16 --disable-clear --platform
-	count lockdown-again "StartAuthSession GetCapability GetCapability PCR_Extend StartAuthSession PolicySecret FlushContext FlushContext" \
-		lockdown --extend 16 --disable-clear --platform
-}
-
 # enroll IMG FORM ARGS: luks enroll on a fresh LUKS2 image
 luks_img() {
 	rm -f "$D/$1"
@@ -189,4 +178,18 @@ luks_img() {
 	luks_img e3.img
 	count "luks enroll --as tpmbox" "StartAuthSession GetRandom PCR_Read Create" \
 		luks enroll "$D/e3.img" --as tpmbox -p sha256:7 --unlock-key-file "$D/lpw"
+}
+
+# Last: lockdown changes the platform value and disableClear, and the
+# first command after its HierarchyChangeAuth was answered with a retry
+# (measured: luks enroll's Create sent twice when it came after).
+@test "cmdcount: shutdown sends 2 (session, Shutdown ending it); lockdown 10 with an extend, then 8 (no command that changes the TPM but the extend)" {
+	count shutdown "StartAuthSession Shutdown" shutdown
+	# the state, the allocation, the extend, ClearControl in the session,
+	# the platform probe (a trial session), 32 random bytes, the new
+	# platform value ending the session
+	count lockdown "StartAuthSession GetCapability GetCapability PCR_Extend ClearControl StartAuthSession PolicySecret FlushContext GetRandom HierarchyChangeAuth" \
+		lockdown --extend 16 --disable-clear --platform
+	count lockdown-again "StartAuthSession GetCapability GetCapability PCR_Extend StartAuthSession PolicySecret FlushContext FlushContext" \
+		lockdown --extend 16 --disable-clear --platform
 }
