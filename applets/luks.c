@@ -32,6 +32,9 @@ static const char usage[] =
 	"                   [--pin AUTH] [--escrow RCPT]... "
 	"[--recovery-code-out FILE]\n"
 	"                   [--unlock-key-file FILE]\n"
+	"       luks recover DEV [--token-id N] (-k KEYFILE | --recovery-code "
+	"AUTH)\n"
+	"                   [-o FILE [-f] | --open NAME]\n"
 	"       luks remove DEV --token-id N [--force [--yes]]\n"
 	"       luks reseal DEV [--token-id N] -p SELECTION... [-k KEYFILE]\n"
 	"                   [--escrow RCPT]... [--recovery-code-out FILE]\n"
@@ -72,6 +75,12 @@ static const char usage[] =
 	"  --recovery-code-out FILE  tpmbox: a recovery code, as seal's\n"
 	"  --unlock-key-file FILE  the existing passphrase (default: stdin\n"
 	"                   when it is not a terminal, else asked)\n"
+	"recover: without the TPM, the passphrase out of a tpmbox token's\n"
+	"escrow copy (enroll --as tpmbox --escrow or --recovery-code-out), as\n"
+	"recover opens a blob's; each tpmbox token in turn (or the one named):\n"
+	"  -k KEYFILE       an escrow recipient's private key or age identity\n"
+	"  --recovery-code AUTH  the recovery code (AUTH; - asks on the\n"
+	"                   terminal); a mistyped group is named (exit 2)\n"
 	"remove: a TPM token and its keyslot; never a keyslot another token\n"
 	"names, the last keyslot only with --force and consent:\n"
 	"  --force          the volume's last keyslot too\n"
@@ -101,6 +110,7 @@ static const struct option longopts[] = {
 	{"jwe", required_argument, NULL, 'J'},
 	{"output", required_argument, NULL, 'o'},
 	{"force", no_argument, NULL, 'f'},
+	{"recovery-code", required_argument, NULL, 'R'},
 	{NULL, 0, NULL, 0}
 };
 
@@ -115,6 +125,8 @@ struct unlock_opts {
 	int force;
 	const char *open;
 	const char *jwe;
+	const char *key;	/* recover: -k KEYFILE */
+	const char *code;	/* recover: --recovery-code AUTH */
 };
 
 static const char *const match_word[] = {
@@ -654,6 +666,95 @@ out:
 		free(pass);
 	}
 	explicit_bzero(pin, sizeof(pin));
+	luks_vol_free(v);
+	free(v);
+	return rc;
+}
+
+/* luks recover: a tpmbox token's escrow copy opened with a key or the
+ * recovery code, no TPM at all (recover's job on the token's blob). */
+static int recover_tok(struct ctx *c, const char *dev,
+		       const struct unlock_opts *o)
+{
+	struct luks_vol *v = malloc(sizeof(*v));
+	struct escrow_blk b;
+	char code[AUTH_MAX + 1], what[300];
+	uint8_t *pass = NULL;
+	size_t plen = 0, clen = 0;
+	int i, n = 0, rc = 0, best = 0;
+	struct tberr best_e;
+
+	if (!v)
+		return ctx_usage(c, "out of memory");
+	memset(&best_e, 0, sizeof(best_e));
+	/* Step 1: the header and its tokens. */
+	if (luks_load(dev, v, &c->e)) {
+		free(v);
+		return ctx_fail(c);
+	}
+	/* Step 2: the code (asked when AUTH is -), the output checked. */
+	if (o->code && auth_text(strcmp(o->code, "-") ? o->code : NULL,
+				 "Recovery code: ", code, sizeof(code), &clen,
+				 &c->e)) {
+		rc = ctx_fail(c);
+		goto out;
+	}
+	if (ctx_out_new(c, o->force ? OUT_FORCE : 0, o->out)) {
+		rc = EX_USAGE;
+		goto out;
+	}
+	/* Step 3: each tpmbox token's escrow copies until one opens. */
+	for (i = 0; i < v->n && !pass; i++) {
+		const struct luks_tok *tk = &v->tok[i];
+
+		if (o->token >= 0 ? tk->id != o->token :
+		    tk->kind != LUKS_TOK_TPMBOX)
+			continue;
+		n++;
+		snprintf(what, sizeof(what), "%s: token %d (%s)", dev, tk->id,
+			 tk->t->type);
+		memset(&b, 0, sizeof(b));
+		if (tk->kind != LUKS_TOK_TPMBOX)
+			err_set(&c->e, EX_FAIL, "%s is not a tpmbox token: "
+				"only tpmbox's keep escrow copies", what);
+		else if (!escrow_read(tk->tb->text, tk->tb->n, &b, &c->e))
+			o->key ? escrow_open_keyfile(&b, o->key, &pass, &plen,
+						     &c->e) :
+				 escrow_open_code(&b, code, clen, &pass, &plen,
+						  &c->e);
+		escrow_blk_free(&b);
+		if (pass)
+			break;
+		if (!best || worth(c->e.code) > worth(best) ||
+		    c->e.code == EX_USAGE) {
+			best = c->e.code;
+			best_e = c->e;
+			snprintf(best_e.msg, sizeof(best_e.msg), "%.200s: %.300s",
+				 what, c->e.msg);
+		}
+		err_clear(&c->e);
+	}
+	if (!pass) {
+		if (n) {
+			c->e = best_e;
+			rc = ctx_fail(c);
+		} else if (o->token >= 0) {
+			rc = ctx_usage(c, "%s has no token %d", dev, o->token);
+		} else {
+			err_set(&c->e, EX_FAIL, "%s has no tpmbox token: only "
+				"tpmbox's keep escrow copies", dev);
+			rc = ctx_fail(c);
+		}
+		goto out;
+	}
+	/* Step 4: the passphrase where it goes. */
+	rc = deliver(c, dev, o, pass, plen);
+out:
+	if (pass) {
+		explicit_bzero(pass, plen);
+		free(pass);
+	}
+	explicit_bzero(code, sizeof(code));
 	luks_vol_free(v);
 	free(v);
 	return rc;
@@ -1271,11 +1372,14 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'J': uo.jwe = optarg; other = 1; break;
 		case 'o': uo.out = optarg; other = 1; break;
 		case 'f': uo.force = 1; other = 1; break;
+		case 'k': uo.key = optarg; other = 1; break;
+		case 'R': uo.code = optarg; other = 1; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
 	if (optind >= argc)
-		return ctx_usage(c, "expected a subcommand: list, unlock");
+		return ctx_usage(c, "expected a subcommand: list, unlock, "
+				 "recover, enroll, remove, reseal");
 	if (strcmp(argv[optind], "list") == 0) {
 		if (other)
 			return ctx_usage(c, "luks list takes only --json");
@@ -1283,13 +1387,31 @@ static int run(struct ctx *c, int argc, char **argv)
 			return ctx_usage(c, "expected: luks list DEV");
 		return list(c, argv[optind + 1], json);
 	}
-	if (strcmp(argv[optind], "unlock"))
+	if (strcmp(argv[optind], "unlock") && strcmp(argv[optind], "recover"))
 		return ctx_usage(c, "unknown subcommand '%s' (this version "
-				 "has: list, unlock)", argv[optind]);
+				 "has: list, unlock, recover, enroll, remove, "
+				 "reseal)", argv[optind]);
 	if (json)
 		return ctx_usage(c, "--json is for luks list");
 	if (uo.out && uo.open)
 		return ctx_usage(c, "-o and --open exclude each other");
+	if (uo.force && !uo.out)
+		return ctx_usage(c, "-f is for -o");
+	if (strcmp(argv[optind], "recover") == 0) {
+		if (!uo.key == !uo.code)
+			return ctx_usage(c, "luks recover: give -k KEYFILE or "
+					 "--recovery-code AUTH (one of them)");
+		if (uo.pin || uo.nsig || uo.jwe)
+			return ctx_usage(c, "luks recover takes --token-id, "
+					 "-k or --recovery-code, -o, -f and "
+					 "--open");
+		if (argc - optind != 2)
+			return ctx_usage(c, "expected: luks recover DEV");
+		return recover_tok(c, argv[optind + 1], &uo);
+	}
+	if (uo.key || uo.code)
+		return ctx_usage(c, "-k and --recovery-code are for luks "
+				 "recover (and -k for reseal)");
 	if (uo.jwe) {
 		if (argc - optind != 1)
 			return ctx_usage(c, "--jwe takes no DEV");
@@ -1299,8 +1421,6 @@ static int run(struct ctx *c, int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return ctx_usage(c, "expected: luks unlock DEV");
-	if (uo.force && !uo.out)
-		return ctx_usage(c, "-f is for -o");
 	return unlock(c, argv[optind + 1], &uo);
 }
 

@@ -24,7 +24,7 @@ _tpmbox_opts() {
 	keycreate) echo "--ecc --rsa --bits --usage --auth -p -o --pub --ssh-pub --owner-auth -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	keyimport) echo "-i -o --usage --auth --pub --to --owner-auth --tofu -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	lockdown) echo "--extend --disable-clear --lockout-auth --platform --platform --dry-run --json --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	luks) echo "--json --token-id --pin --signature -o --open --jwe --as -p --pin --escrow --recovery-code-out --unlock-key-file --force --yes -k --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	luks) echo "--json --token-id --pin --signature -o --open --jwe --as -p --pin --escrow --recovery-code-out --unlock-key-file -k --recovery-code --force --yes -k --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	makecredential) echo "--ek --name -i -o -f -T --tcti --timeout --trace -h --help" ;;
 	nvdefine) echo "-s -a -t -g --auth --owner-auth --platform-auth --allow-irreversible --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	nvextend) echo "-i -d --auth --owner-auth --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;

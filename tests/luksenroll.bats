@@ -143,6 +143,58 @@ assert t["type"] == "tpmbox" and t["match"] == "yes" and len(t["states"]) == 2, 
 	cmp "$BATS_TEST_TMPDIR/r3" "$BATS_TEST_TMPDIR/pass"
 }
 
+@test "luks recover: a tpmbox token's escrow copy opens with the recovery code or the key, with no TPM at all; the refusals" {
+	img rc.img
+	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
+		-out "$D/rc.key" 2>/dev/null
+	openssl pkey -in "$D/rc.key" -pubout -out "$D/rc.pub"
+	tb luks enroll "$D/rc.img" --as tpmbox -p sha256:16 --escrow "$D/rc.pub" \
+		--recovery-code-out "$D/rc.code" --unlock-key-file "$D/pw" >/dev/null
+	opens rc.img
+	cp "$BATS_TEST_TMPDIR/pass" "$D/rc.pass"
+	tb extend 16 -s moved >/dev/null
+	run tb luks unlock "$D/rc.img"
+	assert_failure 4
+	# no TPM: a socket that is not there
+	local none="swtpm:path=$BATS_TEST_TMPDIR/no.sock"
+	code=$(grep -E '^[0-9]{6}(-[0-9]{6}){7}$' "$D/rc.code")
+	echo "$code" | tr - ' ' | "$TPMBOX" -T "$none" luks recover "$D/rc.img" \
+		--recovery-code file:- > "$BATS_TEST_TMPDIR/r1"
+	cmp "$BATS_TEST_TMPDIR/r1" "$D/rc.pass"
+	cryptsetup open --test-passphrase --key-file="$BATS_TEST_TMPDIR/r1" "$D/rc.img"
+	"$TPMBOX" -T "$none" luks recover "$D/rc.img" -k "$D/rc.key" -o "$BATS_TEST_TMPDIR/r2"
+	[ "$(stat -c %a "$BATS_TEST_TMPDIR/r2")" = 600 ]
+	cmp "$BATS_TEST_TMPDIR/r2" "$D/rc.pass"
+	# one digit wrong: its group named, exit 2, nothing on stdout
+	bad=$(echo "$code" | sed 's/^\(.\)/\1X/; s/X[0-9]/X/; s/X/'"$(( (${code:1:1} + 1) % 10 ))"'/')
+	run --separate-stderr "$TPMBOX" -T "$none" luks recover "$D/rc.img" --recovery-code "str:$bad"
+	assert_failure 2
+	[ -z "$output" ]
+	[[ "$stderr" == *"group 1"* ]]
+	# another key: exit 4
+	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
+		-out "$D/other.key" 2>/dev/null
+	run --separate-stderr "$TPMBOX" -T "$none" luks recover "$D/rc.img" -k "$D/other.key"
+	assert_failure 4
+	[ -z "$output" ]
+	# a volume with no tpmbox token, a token that is not tpmbox's, usage
+	img sdr.img
+	tb luks enroll "$D/sdr.img" --as systemd -p sha256:7 --unlock-key-file "$D/pw" >/dev/null
+	run "$TPMBOX" -T "$none" luks recover "$D/sdr.img" -k "$D/rc.key"
+	assert_failure 1
+	assert_output --partial "has no tpmbox token: only tpmbox's keep escrow copies"
+	run "$TPMBOX" -T "$none" luks recover "$D/sdr.img" --token-id 0 -k "$D/rc.key"
+	assert_failure 1
+	assert_output --partial "token 0 (systemd-tpm2) is not a tpmbox token"
+	run tb luks recover "$D/rc.img"
+	assert_failure 2
+	run tb luks recover "$D/rc.img" -k "$D/rc.key" --recovery-code str:1
+	assert_failure 2
+	run tb luks unlock "$D/rc.img" -k "$D/rc.key"
+	assert_failure 2
+	tpm2_pcrreset 16
+}
+
 @test "luks remove: the token and its keyslot go, the others stay; the last keyslot only with --force and consent" {
 	img rm.img
 	tb luks enroll "$D/rm.img" --as systemd -p sha256:7 --unlock-key-file "$D/pw"
