@@ -133,6 +133,43 @@ sd_token_img() {
 	grep -q "asked: Passphrase or recovery code for root ($img): " "$KD/err"
 }
 
+@test "initramfs: with key none a tpmbox header token opens and is capped; after the cap its recovery code typed at the prompt gives the passphrase (luks recover)" {
+	"$TPMBOX" --list | grep -q '^luks ' || skip "luks is not in this build (make tiny leaves it out)"
+	command -v cryptsetup >/dev/null || { echo "cryptsetup is not installed (make check installs it)"; false; }
+	img=$BATS_TEST_TMPDIR/tb.img
+	truncate -s 32M "$img"
+	printf fallback-pass > "$BATS_TEST_TMPDIR/pass"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		"$img" "$BATS_TEST_TMPDIR/pass"
+	tb luks enroll "$img" --as tpmbox -p sha256:7,16 --recovery-code-out "$BATS_TEST_TMPDIR/code" \
+		--unlock-key-file "$BATS_TEST_TMPDIR/pass" >/dev/null
+	unlock CRYPTTAB_KEY=none CRYPTTAB_SOURCE="$img"
+	assert_success
+	[ ! -s "$KD/err" ]
+	cryptsetup open --test-passphrase --key-file="$KD/out" "$img"
+	cp "$KD/out" "$BATS_TEST_TMPDIR/tokpass"
+	run tpm2_pcrread sha256:16
+	assert_output --partial "0x$(cap_value | tr a-f A-F)"
+	# capped: the token is refused, the code typed opens its escrow copy
+	code=$(grep -E '^[0-9]{6}(-[0-9]{6}){7}$' "$BATS_TEST_TMPDIR/code")
+	printf '#!/bin/sh\necho "asked: $1" >&2\nprintf "%%s" "$(cat %s)"\n' "$BATS_TEST_TMPDIR/typed" > "$BATS_TEST_TMPDIR/ask"
+	chmod 755 "$BATS_TEST_TMPDIR/ask"
+	printf 'TPMBOX_CAP_PCR=16\nTPMBOX_ASKPASS=%s\n' "$BATS_TEST_TMPDIR/ask" > "$BATS_TEST_TMPDIR/conf"
+	echo "$code" | tr - ' ' > "$BATS_TEST_TMPDIR/typed"
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_KEY=none CRYPTTAB_SOURCE="$img"
+	assert_success
+	cmp "$KD/out" "$BATS_TEST_TMPDIR/tokpass"
+	grep -q "the header's TPM token refused (exit 4)" "$KD/err"
+	# a wrong code: nothing on stdout, exit 1, said why
+	printf '%s' "$code" | sed 's/^\(.\)\(.\)/\1\1/' > "$BATS_TEST_TMPDIR/typed.x"
+	[ "$(cat "$BATS_TEST_TMPDIR/typed.x")" != "$code" ] || printf '%s' "$code" | sed 's/^./9/; s/^99/98/' > "$BATS_TEST_TMPDIR/typed.x"
+	mv "$BATS_TEST_TMPDIR/typed.x" "$BATS_TEST_TMPDIR/typed"
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_KEY=none CRYPTTAB_SOURCE="$img"
+	assert_failure 1
+	[ ! -s "$KD/out" ]
+	grep -q "the recovery code does not open the header's tpmbox token (luks recover exit" "$KD/err"
+}
+
 @test "initramfs: with key none and no TPM token, or a tpmbox without luks, the keyscript says why and asks; nothing extended" {
 	command -v cryptsetup >/dev/null || { echo "cryptsetup is not installed (make check installs it)"; false; }
 	img=$BATS_TEST_TMPDIR/plain.img
