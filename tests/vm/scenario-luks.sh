@@ -13,9 +13,11 @@
 #            the right one opens the volume through tpmbox recover;
 #   3. pass: the same with the volume's passphrase typed;
 #   4. the volume's own header token (crypttab's key none): a
-#      systemd-tpm2 token systemd-cryptenroll enrolled, opened by tpmbox
-#      luks unlock with the cap; on a copy sealed to another PCR 15 value
-#      the token refused and the passphrase typed;
+#      systemd-tpm2 token systemd-cryptenroll enrolled and a tpmbox token
+#      luks enroll wrote, each opened by tpmbox luks unlock with the cap;
+#      on copies sealed to another PCR 15 value the token refused and the
+#      passphrase (systemd's) or the token's recovery code (tpmbox's,
+#      through luks recover) typed;
 #   5. the same volume with an image dracut builds with tpmbox's module
 #      (no systemd): TPM unlock with the cap, then the recovery code, then
 #      the header token.
@@ -232,17 +234,26 @@ SD=
 if ! command -v systemd-cryptenroll >/dev/null; then
 	echo "# header token: skipped, systemd-cryptenroll is not installed (make check installs it)"
 else
-	cp "$W/disk.img" "$W/disk-sd.img" && cp "$W/disk.img" "$W/disk-sdmoved.img" || exit 3
+	# and tpmbox luks enroll --as tpmbox the same way (PCR 15 at zeros
+	# under the pinned SRK; the moved copy with a recovery code)
+	for d in sd sdmoved tb tbmoved; do
+		cp "$W/disk.img" "$W/disk-$d.img" || exit 3
+	done
 	vm_swtpm_host "$TPM" sh -c '
 		ln -sf "$2/host.ctrl" "$2/host.sock.ctrl"
 		enroll() { PASSWORD=$(cat "$1/pass") systemd-cryptenroll \
 			--tpm2-device="swtpm:path=$2/host.sock" --tpm2-pcrs=15 "$3"; }
+		tbenroll() { d=$1 f=$2; shift 2; "$0" luks enroll "$d/$f" --as tpmbox \
+			-p sha256:15 --unlock-key-file "$d/pass" "$@"; }
 		enroll "$1" "$2" "$1/disk-sd.img" &&
+		tbenroll "$1" disk-tb.img &&
 		"$0" extend 15 -s elsewhere >/dev/null &&
-		enroll "$1" "$2" "$1/disk-sdmoved.img"
+		enroll "$1" "$2" "$1/disk-sdmoved.img" &&
+		tbenroll "$1" disk-tbmoved.img --recovery-code-out "$1/tb.code"
 		rc=$?; rm -f "$2/host.sock.ctrl"; exit $rc' "$TPMBOX" "$W" "$TPM" \
 		> "$W/cryptenroll.log" 2>&1 ||
-		{ nok "systemd-cryptenroll on the host"; sed 's/^/#   /' "$W/cryptenroll.log"; }
+		{ nok "systemd-cryptenroll and tpmbox luks enroll on the host"; sed 's/^/#   /' "$W/cryptenroll.log"; }
+	tbcode=$(grep -E '^[0-9]{6}(-[0-9]{6}){7}$' "$W/tb.code" 2>/dev/null)
 	echo "croot UUID=$(cryptsetup luksUUID "$W/disk-sd.img") none luks,initramfs,keyscript=tpmbox-unlock" > "$W/crypttab-sd"
 	mkinitramfs_img "$W/crypttab-sd" "$W/initrd-sd.img" "$TPMBOX"
 	SD=1
@@ -262,6 +273,18 @@ else
 	check "systemd token moved: the token refused (exit 4), one prompt, the passphrase opened the root" \
 		sh -c 'grep -a -q "tpmbox-unlock: croot: the header.s TPM token refused (exit 4)" "$0" &&
 		       [ "$(grep -a -c "Passphrase or recovery code for croot" "$0")" = 1 ]' "$VM_DIR/luks-sd-moved.log"
+	DISK=$W/disk-tb.img
+	boot luks-tb-tpm "$W/initrd-sd.img" token
+	sed 's/^/# /' "$VM_DIR/luks-tb-tpm.boot"
+	tap_of luks-tb-tpm "tpmbox token"
+	check "tpmbox token: no prompt: luks unlock opened the header's token" [ "$(prompts luks-tb-tpm)" = 0 ]
+	DISK=$W/disk-tbmoved.img
+	boot luks-tb-code "$W/initrd-sd-kb.img" typed "$(echo "$tbcode" | tr - ' ')"
+	sed 's/^/# /' "$VM_DIR/luks-tb-code.boot"
+	tap_of luks-tb-code "tpmbox token moved"
+	check "tpmbox token moved: the token refused (exit 4), one prompt, its recovery code opened the root (luks recover)" \
+		sh -c 'grep -a -q "tpmbox-unlock: croot: the header.s TPM token refused (exit 4)" "$0" &&
+		       [ "$(grep -a -c "Passphrase or recovery code for croot" "$0")" = 1 ]' "$VM_DIR/luks-tb-code.log"
 	DISK=$W/disk.img
 fi
 
@@ -338,6 +361,12 @@ else
 				tap_of luks-dracut-sd "dracut systemd token"
 				check "dracut systemd token: no prompt: luks unlock opened the header's token" \
 					[ "$(prompts luks-dracut-sd)" = 0 ]
+				DISK=$W/disk-tb.img
+				boot luks-dracut-tb "$W/initrd-dracut-sd.img" token
+				sed 's/^/# /' "$VM_DIR/luks-dracut-tb.boot"
+				tap_of luks-dracut-tb "dracut tpmbox token"
+				check "dracut tpmbox token: no prompt: luks unlock opened the header's token" \
+					[ "$(prompts luks-dracut-tb)" = 0 ]
 				DISK=$W/disk.img
 			else
 				nok "dracut: building the image for the header token"
