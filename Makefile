@@ -113,7 +113,7 @@ TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
 # boot; and luks (issue 27): its list is for a full system for now, and
 # the LUKS2 readers cost about 26 KiB here, past the guard; unlock will
 # go into the initramfs profile when it exists (docs/tiny.md).
-TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport keycreate sign decrypt bind unbind luks
+TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport keycreate sign decrypt bind unbind luks totp
 # The small build keeps the applets' --help texts packed (about 42 KiB of
 # text in 12 KiB, tiny/packhelp.c): taken from the default build's
 # output, so `tpmbox-tiny A --help` prints the very same bytes.

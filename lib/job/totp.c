@@ -1,0 +1,239 @@
+/* totp's jobs, include/job/totp.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pem.h"
+#include "crypto/otp.h"
+#include "crypto/pk.h"
+#include "job/tpm.h"
+#include "job/totp.h"
+#include "tpm2/pcr.h"
+
+int totp_enroll(struct tpm *t, int fam, struct seal_spec *s,
+		const struct seal12_opts *o12, const struct otp_params *p,
+		uint64_t counter, char **pem, size_t *pemlen, char **uri,
+		struct tberr *e)
+{
+	uint8_t secret[OTP_SECRET_LEN], mix[OTP_SECRET_LEN];
+	size_t i;
+	int rc;
+
+	*pem = NULL;
+	*uri = NULL;
+	/* The TPM's random bytes, and the host's: an interposer that
+	 * answers GetRandom does not choose the secret. */
+	if (tpm_getrandom(t, secret, sizeof(secret)))
+		return e->code;
+	if (rng_bytes(mix, sizeof(mix))) {
+		explicit_bzero(secret, sizeof(secret));
+		return err_set(e, EX_FAIL, "no random bytes on the host");
+	}
+	for (i = 0; i < sizeof(secret); i++)
+		secret[i] ^= mix[i];
+	explicit_bzero(mix, sizeof(mix));
+	if (fam == TPM_FAMILY_12) {
+		rc = seal12_blob(t, s, o12, secret, sizeof(secret), pem,
+				 pemlen, e);
+	} else {
+		s->hmac_hash = TPM2_ALG_SHA1;
+		rc = seal_blob(t, s, secret, sizeof(secret), pem, pemlen, e);
+	}
+	if (!rc && !(rc = otp_params_append(p, pem, pemlen, e)))
+		rc = otp_uri(p, secret, sizeof(secret), counter, uri, e);
+	explicit_bzero(secret, sizeof(secret));
+	if (rc) {
+		free(*pem);
+		*pem = NULL;
+	}
+	return rc;
+}
+
+int totp_blob_open(struct totp_blob *b, const char *name, const char *text,
+		   size_t n, struct tberr *e)
+{
+	size_t dlen = 0;
+
+	memset(b, 0, sizeof(*b));
+	b->name = name;
+	b->text = text;
+	b->n = n;
+	if (otp_params_decode(text, n, &b->p, e))
+		return err_prefix(e, "%s", name);
+	if (unseal12_kind(text, n) == 1) {
+		b->family = TPM_FAMILY_12;
+		if (pem_get(text, n, SEAL12_LABEL, name, &b->der, &dlen, e) ||
+		    seal12_parse(b->der, dlen, &b->b12, e))
+			return e->code == EX_FAIL ?
+			       err_prefix(e, "%s", name) : e->code;
+		if (b->b12.flags & SEAL12_AUTH)
+			return err_set(e, EX_FAIL, "%s: blob: a totp secret "
+				       "has no password", name);
+		return 0;
+	}
+	b->family = TPM_FAMILY_20;
+	if (!(b->j = calloc(1, sizeof(*b->j))))
+		return err_set(e, EX_FAIL, "out of memory");
+	if (unseal_check(b->j, name, text, n, 0, e))
+		return e->code;
+	if (!b->j->k.loadable || b->j->k.authorized || b->j->k.seedlen)
+		return err_set(e, EX_FAIL, "%s: blob: not a totp key (sealed "
+			       "data, or a signed or imported policy)", name);
+	return 0;
+}
+
+void totp_blob_close(struct totp_blob *b)
+{
+	if (b->j) {
+		unseal_job_free(b->j);
+		free(b->j);
+	}
+	free(b->der);
+	explicit_bzero(b, sizeof(*b));
+}
+
+int totp_code(struct tpm *t, struct totp_blob *b, uint64_t c, uint32_t *code,
+	      struct tberr *e)
+{
+	uint8_t ctr[8], *mac = NULL;
+	size_t mlen = 0;
+	int rc;
+
+	otp_counter(c, ctr);
+	if (b->family == TPM_FAMILY_12) {
+		/* the secret on the host, for the HMAC only */
+		if ((rc = unseal12_run(t, b->name, b->text, b->n, NULL, NULL,
+				       &mac, &mlen, e))) {
+			if (rc == EX_AUTH)
+				err_hint(e, "no code: the boot state differs "
+					 "from the enrolled one; find out why "
+					 "before trusting this machine, then "
+					 "enroll again (totp enroll)");
+			return rc;
+		}
+		if (mlen != OTP_SECRET_LEN ||
+		    otp_hotp(mac, mlen, c, b->p.digits, code))
+			rc = err_set(e, EX_FAIL, "%s: the sealed secret is not "
+				     "a totp secret", b->name);
+	} else {
+		/* the TPM computes the HMAC: the key stays inside */
+		b->j->hmac_in = ctr;
+		b->j->hmac_inlen = sizeof(ctr);
+		if ((rc = unseal_run(t, b->j, NULL, NULL, &mac, &mlen, e))) {
+			if (rc == EX_AUTH)
+				err_hint(e, "no code: the boot state differs "
+					 "from the enrolled one; find out why "
+					 "before trusting this machine, then "
+					 "enroll again (totp enroll)");
+			return rc;
+		}
+		if (mlen != OTP_SHA1_LEN)
+			rc = err_set(e, EX_FAIL, "%s: TPM2_HMAC gave %zu bytes, "
+				     "not 20", b->name, mlen);
+		else
+			*code = otp_truncate(mac, b->p.digits);
+	}
+	if (mac) {
+		explicit_bzero(mac, mlen);
+		free(mac);
+	}
+	return rc;
+}
+
+/* A 1.2 blob's PCRs as one keyfile branch (sha1). */
+static void branch12(const struct seal12_blob *s, struct keyfile_branch *br)
+{
+	int i;
+
+	memset(br, 0, sizeof(*br));
+	br->sel.n = 1;
+	br->sel.b[0].alg = TPM2_ALG_SHA1;
+	for (i = 0; i < s->npcr; i++) {
+		br->sel.b[0].mask |= 1u << s->idx[i];
+		br->vals.v[i].alg = TPM2_ALG_SHA1;
+		br->vals.v[i].idx = s->idx[i];
+		br->vals.v[i].len = 20;
+		memcpy(br->vals.v[i].d, s->val[i], 20);
+	}
+	br->vals.n = s->npcr;
+}
+
+static void sel_text(const struct keyfile_branch *br, char *out, size_t cap)
+{
+	size_t o = 0;
+	int i, j;
+
+	out[0] = '\0';
+	for (i = 0; i < br->sel.n; i++) {
+		o += (size_t)snprintf(out + o, cap - o, "%s%s:", i ? "+" : "",
+				      alg_name(br->sel.b[i].alg));
+		for (j = 0; j < 32 && o < cap - 4; j++)
+			if (br->sel.b[i].mask >> j & 1)
+				o += (size_t)snprintf(out + o, cap - o, "%s%d",
+						      out[o - 1] == ':' ? "" :
+						      ",", j);
+		if (o >= cap - 4)
+			break;
+	}
+}
+
+int totp_state(struct tpm *t, const struct totp_blob *b,
+	       struct totp_state *st, struct tberr *e)
+{
+	struct keyfile_branch *br = malloc(sizeof(*br) * POLICY_BRANCHES);
+	struct pcr_vals *cur = malloc(sizeof(*cur));
+	struct pcr_sel u;
+	char one[512];
+	int i, j, k, d, best = -1, nd = 0, rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	memset(&u, 0, sizeof(u));
+	if (!br || !cur) {
+		rc = err_set(e, EX_FAIL, "out of memory");
+		goto out;
+	}
+	if (b->family == TPM_FAMILY_12) {
+		branch12(&b->b12, &br[0]);
+		st->nstate = 1;
+	} else {
+		st->nstate = b->j->k.nbranch;
+		for (i = 0; i < st->nstate; i++)
+			br[i] = b->j->k.br[i];
+	}
+	/* one read of every PCR any state names */
+	for (i = 0; i < st->nstate; i++) {
+		sel_text(&br[i], st->sel[i], sizeof(st->sel[i]));
+		for (j = 0; j < br[i].sel.n; j++) {
+			for (k = 0; k < u.n && u.b[k].alg !=
+			     br[i].sel.b[j].alg; k++)
+				;
+			if (k == u.n)
+				u.b[u.n++].alg = br[i].sel.b[j].alg;
+			u.b[k].mask |= br[i].sel.b[j].mask;
+		}
+	}
+	if (st->nstate && tpm_pcr_read(t, &u, cur)) {
+		rc = e->code;
+		goto out;
+	}
+	for (i = 0; i < st->nstate; i++) {
+		d = seal_branch_diff(&br[i], cur, one, sizeof(one));
+		if (!d) {
+			st->match = i + 1;
+			break;
+		}
+		if (best < 0 || d < nd) {
+			best = i;
+			nd = d;
+			memcpy(st->diff, one, sizeof(st->diff));
+		}
+	}
+	if (!st->match)
+		st->closest = best + 1;
+	else
+		st->diff[0] = '\0';
+out:
+	free(br);
+	free(cur);
+	return rc;
+}
