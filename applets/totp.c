@@ -16,6 +16,7 @@
 #include "crypto/otp.h"
 #include "fmt/qr.h"
 #include "job/tpm.h"
+#include "tpm2/nv.h"
 #include "job/totp.h"
 
 static const char usage[] =
@@ -23,6 +24,7 @@ static const char usage[] =
 	"         [--issuer NAME] [--label NAME] [--digits 6|8]\n"
 	"         [--period SECONDS] [--qr utf8|ansi|ascii|none]\n"
 	"         [--uri-out FILE] [--owner-auth AUTH]\n"
+	"         [--hotp [--counter INDEX]]\n"
 	"       totp show [--time UNIX] [--watch] BLOB\n"
 	"       totp status [--json] BLOB\n"
 	"A one-time-password secret that only this TPM, in the boot state it\n"
@@ -47,9 +49,15 @@ static const char usage[] =
 	"             terminal without those glyphs), ascii (## and spaces,\n"
 	"             for a serial console) or none\n"
 	"  --uri-out FILE  also write the URI to FILE (0600, atomic)\n"
-	"  --owner-auth AUTH  to create the SRK when none is persisted\n"
+	"  --owner-auth AUTH  to create the SRK (when none is persisted)\n"
+	"             and the HOTP counter\n"
+	"  --hotp     HOTP (RFC 4226) for a hardware token: the counter is\n"
+	"             an NV counter index (TPM 2.0), bound to the blob by its\n"
+	"             name; every show increments it first\n"
+	"  --counter INDEX  that index (default 0x01500a07; must not exist)\n"
 	"show: the code now (or at --time UNIX), the UTC time used and the\n"
-	"  seconds left; exit 4 naming the PCRs when they moved.\n"
+	"  seconds left; exit 4 naming the PCRs when they moved.  HOTP: the\n"
+	"  code and the counter value it used.\n"
 	"  --watch    refresh in place until a key is pressed (a terminal\n"
 	"             only: exit 2 otherwise)\n"
 	"status: where the secret is, its PCRs and whether they match now,\n"
@@ -69,6 +77,8 @@ static const struct option longopts[] = {
 	{ "time", required_argument, NULL, 't' },
 	{ "watch", no_argument, NULL, 'w' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "hotp", no_argument, NULL, 'H' },
+	{ "counter", required_argument, NULL, 'C' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -76,7 +86,8 @@ struct opts {
 	struct seal_opts so;
 	struct otp_params p;
 	const char *out, *uri_out, *time_s, *digits_s, *period_s;
-	const char *issuer, *label;
+	const char *issuer, *label, *counter_s;
+	int hotp;
 	int force, qr, watch, json;
 	int enroll_only, show_only, status_only;	/* options seen */
 };
@@ -119,6 +130,7 @@ static int enroll(struct ctx *c, struct opts *o)
 	struct qr *q = NULL;
 	char *pem = NULL, *uri = NULL, *art = NULL;
 	size_t pemlen = 0;
+	uint64_t counter = 0;
 	struct tpm *t;
 	int rc = 0, fam;
 
@@ -138,10 +150,17 @@ static int enroll(struct ctx *c, struct opts *o)
 		rc = ctx_fail(c);
 		goto out;
 	}
+	if (o->hotp && fam == TPM_FAMILY_12) {
+		rc = ctx_usage(c, "--hotp needs a TPM 2.0 (its NV counter); "
+			       "this one is a TPM 1.2");
+		goto out;
+	}
 	if (seal_spec_parse(spec, &o->so, &c->e) ||
 	    (fam == TPM_FAMILY_12 && seal12_spec_check(spec, &c->e)) ||
-	    totp_enroll(t, fam, spec, &o12, &o->p, 0, &pem, &pemlen, &uri,
-			&c->e) ||
+	    (o->hotp && totp_counter_new(t, o->p.nv, o->so.ownerspec, &o->p,
+					 &counter, &c->e)) ||
+	    totp_enroll(t, fam, spec, &o12, &o->p, counter + o->hotp, &pem,
+			&pemlen, &uri, &c->e) ||
 	    file_write_atomic(o->out, pem, pemlen,
 			      OUT_SECRET | (o->force ? OUT_FORCE : 0), &c->e)) {
 		rc = ctx_fail(c);
@@ -213,6 +232,25 @@ static int key_within(int ms)
 	return 0;
 }
 
+/* HOTP: the next counter value, its code. */
+static int hotp_show(struct ctx *c, struct opts *o, struct totp_blob *b)
+{
+	uint64_t ctr;
+	uint32_t code;
+	char digits[9];
+	struct tpm *t;
+
+	if (o->time_s || o->watch)
+		return ctx_usage(c, "%s is an HOTP blob: --time and --watch "
+				 "are for TOTP", b->name);
+	if (!(t = ctx_tpm(c)) || totp_counter_next(t, &b->p, &ctr, &c->e) ||
+	    totp_code(t, b, ctr, &code, &c->e))
+		return ctx_fail(c);
+	otp_format(code, b->p.digits, digits);
+	printf("%s\ncounter %llu\n", digits, (unsigned long long)ctr);
+	return 0;
+}
+
 static int show(struct ctx *c, struct opts *o, const char *path)
 {
 	struct totp_blob b;
@@ -232,6 +270,10 @@ static int show(struct ctx *c, struct opts *o, const char *path)
 				 "input and output (without it: print once)");
 	if ((rc = blob_open(c, path, &b, &text)))
 		goto out;
+	if (b.p.kind == OTP_HOTP) {
+		rc = hotp_show(c, o, &b);
+		goto out;
+	}
 	adjtime_note();
 	if (o->watch) {
 		if (tcgetattr(0, &old) == 0) {
@@ -315,8 +357,9 @@ static int status(struct ctx *c, struct opts *o, const char *path)
 		ctx_json_str(b.p.issuer);
 		printf(",\"label\":");
 		ctx_json_str(b.p.label);
-		printf(",\"digits\":%d,\"period\":%u,\"states\":[", b.p.digits,
-		       (unsigned)b.p.period);
+		printf(",\"digits\":%d,\"period\":%u,\"counter_index\":%u,"
+		       "\"states\":[", b.p.digits, (unsigned)b.p.period,
+		       (unsigned)b.p.nv);
 		for (i = 0; i < st.nstate; i++) {
 			printf("%s", i ? "," : "");
 			ctx_json_str(st.sel[i]);
@@ -328,9 +371,12 @@ static int status(struct ctx *c, struct opts *o, const char *path)
 		printf("}\n");
 	} else {
 		printf("blob: %s\nsecret: %s\n", path, where);
-		printf("kind: %s, %d digits, period %u s\n",
-		       b.p.kind == OTP_HOTP ? "HOTP" : "TOTP", b.p.digits,
-		       (unsigned)b.p.period);
+		if (b.p.kind == OTP_HOTP)
+			printf("kind: HOTP, %d digits, counter NV index "
+			       "0x%08x\n", b.p.digits, (unsigned)b.p.nv);
+		else
+			printf("kind: TOTP, %d digits, period %u s\n",
+			       b.p.digits, (unsigned)b.p.period);
 		printf("issuer: %s\nlabel: %s\n", b.p.issuer, b.p.label);
 		for (i = 0; i < st.nstate; i++)
 			printf("PCR state %d: %s\n", i + 1, st.sel[i]);
@@ -381,6 +427,8 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 't': o.time_s = optarg; o.show_only = 1; break;
 		case 'w': o.watch = 1; o.show_only = 1; break;
 		case 'j': o.json = 1; o.status_only = 1; break;
+		case 'H': o.hotp = 1; o.enroll_only = 1; break;
+		case 'C': o.counter_s = optarg; o.enroll_only = 1; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -416,9 +464,19 @@ static int run(struct ctx *c, int argc, char **argv)
 	if (strcmp(o.out, "-") == 0 || (o.uri_out && !strcmp(o.uri_out, "-")))
 		return ctx_usage(c, "-o and --uri-out need file names (written "
 				 "atomically with mode 0600)");
-	o.p.kind = OTP_TOTP;
+	o.p.kind = o.hotp ? OTP_HOTP : OTP_TOTP;
 	o.p.digits = 6;
-	o.p.period = 30;
+	o.p.period = o.hotp ? 0 : 30;
+	if (o.counter_s && !o.hotp)
+		return ctx_usage(c, "--counter is for --hotp");
+	if (o.period_s && o.hotp)
+		return ctx_usage(c, "--period is for TOTP, not --hotp");
+	if (o.hotp) {
+		o.p.nv = 0x01500a07;
+		if (o.counter_s && nv_index_parse(o.counter_s, &o.p.nv,
+						  &c->e))
+			return ctx_fail(c);
+	}
 	if (o.digits_s) {
 		if (parse_num(o.digits_s, 8, &v))
 			return ctx_usage(c, "--digits: 6 or 8");
@@ -443,8 +501,11 @@ static int run(struct ctx *c, int argc, char **argv)
 				 OTP_TEXT_MAX);
 	strcpy(o.p.issuer, o.issuer);
 	strcpy(o.p.label, o.label);
+	/* checked with the counter's name as it will be */
+	o.p.nvnamelen = o.hotp ? 34 : 0;
 	if (otp_params_check(&o.p, &c->e))
 		return ctx_fail(c);
+	o.p.nvnamelen = 0;
 	return enroll(c, &o);
 }
 

@@ -302,3 +302,50 @@ PY
 	[ "$status" -eq 1 ]
 	assert_output --partial "digits"
 }
+
+@test "totp: HOTP: consecutive shows equal oathtool --hotp -c N; the counter is an NV counter bound by name" {
+	tb totp enroll --hotp --counter 0x01500a10 -p sha256:16 -o h \
+		--uri-out hu --qr none >/dev/null 2>&1
+	grep -Eq '^otpauth://hotp/tpmbox:[^?]*\?secret=[A-Z2-7]{32}&issuer=tpmbox&digits=6&counter=[0-9]+$' hu
+	c=$(sed 's/.*counter=//' hu)
+	s=$(secret_of hu)
+	for i in 0 1 2; do
+		run tb totp show h
+		assert_success
+		assert_line -n 0 "$(oathtool --hotp -b "$s" -c $((c + i)))"
+		assert_line -n 1 "counter $((c + i))"
+	done
+	run tb totp status --json h
+	[ "$(jq -r '.kind, .counter_index' <<<"$output" | tr '\n' ' ')" = "hotp $((0x01500a10)) " ]
+	# HOTP takes neither --time nor --watch; the index must be new
+	run tb totp show --time 5 h
+	[ "$status" -eq 2 ]
+	run tb totp enroll --hotp --counter 0x01500a10 -o h2 --qr none
+	[ "$status" -eq 2 ]
+	assert_output --partial "exists"
+	[ ! -e h2 ]
+	# another index in its place (other attributes): refused by name
+	tb nvrelease 0x01500a10
+	tb nvdefine 0x01500a10 -t counter -a 'authread|authwrite|ownerread'
+	tb nvincrement 0x01500a10
+	run tb totp show h
+	[ "$status" -eq 1 ]
+	assert_output --partial "not the HOTP counter"
+	# gone
+	tb nvrelease 0x01500a10
+	run tb totp show h
+	[ "$status" -eq 6 ]
+}
+
+@test "totp: HOTP refusals: --counter without --hotp, --period with it, on a TPM 1.2" {
+	run tb totp enroll -o h --counter 0x01500a11
+	[ "$status" -eq 2 ]
+	run tb totp enroll -o h --hotp --period 30
+	[ "$status" -eq 2 ]
+	run tb totp enroll -o h --hotp --counter 0x02000000
+	[ "$status" -eq 2 ]
+	TPMBOX_SRK_FILE= TPMBOX_TCTI=$T12 run tb totp enroll --hotp -p sha1:16 -o h --qr none
+	[ "$status" -eq 2 ]
+	assert_output --partial "needs a TPM 2.0"
+	[ ! -e h ]
+}

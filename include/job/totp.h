@@ -32,6 +32,18 @@ int totp_enroll(struct tpm *t, int fam, struct seal_spec *s,
 		uint64_t counter, char **pem, size_t *pemlen, char **uri,
 		struct tberr *e);
 
+/* HOTP on a TPM 2.0: the counter is an NV counter index (TPM_NT_COUNTER,
+ * authwrite and authread with an empty value, noDA), defined under the
+ * owner hierarchy (owner: its AUTH, NULL empty), incremented once (a
+ * counter has no value before) and read: *value, the index and its name
+ * (which WRITTEN is now part of) in p.  Exit 2 when the index exists. */
+int totp_counter_new(struct tpm *t, uint32_t index, const char *owner,
+		     struct otp_params *p, uint64_t *value, struct tberr *e);
+/* The next HOTP counter value: the index's public area checked against
+ * the name p recorded (exit 1 for another index), incremented, read. */
+int totp_counter_next(struct tpm *t, const struct otp_params *p,
+		      uint64_t *value, struct tberr *e);
+
 /* A blob read. */
 struct totp_blob {
 	const char *name;	/* for messages */

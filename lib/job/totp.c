@@ -1,4 +1,5 @@
 /* totp's jobs, include/job/totp.h. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,9 +7,13 @@
 #include "base/pem.h"
 #include "crypto/otp.h"
 #include "crypto/pk.h"
+#include "job/nv.h"
 #include "job/tpm.h"
 #include "job/totp.h"
+#include "tpm2/nv.h"
 #include "tpm2/pcr.h"
+#include "tpm2/rc.h"
+#include "tpm2/srk.h"
 
 int totp_enroll(struct tpm *t, int fam, struct seal_spec *s,
 		const struct seal12_opts *o12, const struct otp_params *p,
@@ -236,4 +241,88 @@ out:
 	free(br);
 	free(cur);
 	return rc;
+}
+
+/* Increment the counter whose public area is pub, then read it. */
+static int counter_step(struct tpm *t, struct nv_public *pub,
+			uint64_t *value, struct tberr *e)
+{
+	struct nv_opts no;
+	struct nv_access x;
+	struct nv_auth na;
+	uint8_t v[8];
+	int rc, i;
+
+	memset(&no, 0, sizeof(no));
+	no.index = pub->index;
+	rc = nv2_access_begin(t, &no, pub, 0, NV_OP_MODIFY, &x, &na);
+	if (!rc)
+		rc = tpm2_nv_increment(t, &x);
+	if ((rc = nv_auth_end(t, &na, rc)))
+		return rc;
+	rc = nv2_access_begin(t, &no, pub, 8, NV_OP_READ, &x, &na);
+	if (!rc)
+		rc = tpm2_nv_read(t, &x, v, sizeof(v), 0);
+	if ((rc = nv_auth_end(t, &na, rc)))
+		return rc;
+	for (*value = 0, i = 0; i < 8; i++)
+		*value = *value << 8 | v[i];
+	(void)e;
+	return 0;
+}
+
+int totp_counter_new(struct tpm *t, uint32_t index, const char *owner,
+		     struct otp_params *p, uint64_t *value, struct tberr *e)
+{
+	struct nv_public pub, have;
+	struct nv_auth na;
+	int rc;
+
+	if (tpm2_trust_begin(t))
+		return e->code;
+	if (tpm2_nv_readpublic(t, index, &have) == 0)
+		return err_set(e, EX_USAGE, "NV index 0x%08x exists: choose "
+			       "another --counter, or release it (nvrelease) "
+			       "if nothing else uses it", index);
+	err_clear(e);
+	memset(&pub, 0, sizeof(pub));
+	pub.index = index;
+	pub.name_alg = TPM2_ALG_SHA256;
+	pub.attrs = (uint32_t)TPM2_NT_COUNTER << TPMA_NV_TPM_NT_SHIFT |
+		    TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD | TPMA_NV_NO_DA;
+	pub.size = 8;
+	rc = nv_hier_auth_begin(t, &na, TPM2_RH_OWNER, owner, 0);
+	if (!rc)
+		rc = tpm2_nv_define(t, TPM2_RH_OWNER, &na.a, NULL, 0, &pub);
+	if ((rc = nv_auth_end(t, &na, rc)) ||
+	    (rc = tpm2_nv_readpublic(t, index, &pub)) ||
+	    (rc = counter_step(t, &pub, value, e)) ||
+	    (rc = tpm2_nv_readpublic(t, index, &pub)))
+		return rc;
+	p->nv = index;
+	if (pub.name_len > sizeof(p->nvname))
+		return err_set(e, EX_FAIL, "the counter's name is too long");
+	memcpy(p->nvname, pub.name, pub.name_len);
+	p->nvnamelen = pub.name_len;
+	return 0;
+}
+
+int totp_counter_next(struct tpm *t, const struct otp_params *p,
+		      uint64_t *value, struct tberr *e)
+{
+	struct nv_public pub;
+	int rc;
+
+	if ((rc = nv2_public(t, p->nv, TPM2_NT_COUNTER, &pub, NULL))) {
+		if (rc == EX_NOENT || rc_base(e->rc) == 0x18b)
+			return err_set(e, EX_NOENT, "the HOTP counter, NV index "
+				       "0x%08x, is gone: enroll again", p->nv);
+		return rc;
+	}
+	if (pub.name_len != p->nvnamelen ||
+	    memcmp(pub.name, p->nvname, p->nvnamelen))
+		return err_set(e, EX_FAIL, "NV index 0x%08x is not the HOTP "
+			       "counter this blob was enrolled with (its "
+			       "name differs)", p->nv);
+	return counter_step(t, &pub, value, e);
 }
