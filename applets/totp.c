@@ -41,6 +41,7 @@ static const char usage[] =
 	"             any of these states, PolicyOR on a 2.0); default\n"
 	"             " TOTP_PCRS_20 " (1.2: " TOTP_PCRS_12 ")\n"
 	"  -o BLOB    the blob (PEM, mode 0600, atomic); -f replaces one\n"
+	"             (and the --uri-out FILE)\n"
 	"  --issuer NAME  the URI's issuer (default tpmbox; no ':')\n"
 	"  --label NAME   the account name (default this host's name)\n"
 	"  --digits 6|8   code length (default 6)\n"
@@ -137,7 +138,7 @@ static int enroll(struct ctx *c, struct opts *o)
 	if (!spec)
 		return ctx_usage(c, "out of memory");
 	if ((rc = ctx_out_new(c, o->force ? OUT_FORCE : 0, o->out)) ||
-	    (rc = ctx_out_new(c, 0, o->uri_out)))
+	    (rc = ctx_out_new(c, o->force ? OUT_FORCE : 0, o->uri_out)))
 		goto out;
 	/* The family decides the default PCRs and the job. */
 	if (!(t = ctx_tpm(c)) || !(fam = tpm_family(t))) {
@@ -167,7 +168,8 @@ static int enroll(struct ctx *c, struct opts *o)
 		goto out;
 	}
 	if (o->uri_out &&
-	    file_write_atomic(o->uri_out, uri, strlen(uri), OUT_SECRET,
+	    file_write_atomic(o->uri_out, uri, strlen(uri),
+			      OUT_SECRET | (o->force ? OUT_FORCE : 0),
 			      &c->e)) {
 		rc = ctx_fail(c);
 		goto out;
