@@ -349,3 +349,10 @@ PY
 	assert_output --partial "needs a TPM 2.0"
 	[ ! -e h ]
 }
+
+@test "totp: show --watch on a terminal (script's pty) refreshes in place and stops at a key" {
+	command -v script >/dev/null || skip "no script (util-linux)"
+	(sleep 1; printf x) | timeout 20 script -qec \
+		"$TPMBOX totp show --watch $F/b20" /dev/null > wout
+	grep -Eq $'\r\033\\[K[0-9]{6}  [0-9-]{10} [0-9:]{8} UTC  [0-9]+ s left  \\(a key stops\\)' wout
+}
