@@ -20,13 +20,13 @@
 #include "job/totp.h"
 
 static const char usage[] =
-	"usage: totp enroll [-p SELECTION[=VALUES]]... -o BLOB [-f]\n"
+	"usage: totp enroll [-p SELECTION[=VALUES]]... (-o BLOB [-f] | --nv INDEX)\n"
 	"         [--issuer NAME] [--label NAME] [--digits 6|8]\n"
 	"         [--period SECONDS] [--qr utf8|ansi|ascii|none]\n"
 	"         [--uri-out FILE] [--owner-auth AUTH]\n"
 	"         [--hotp [--counter INDEX]]\n"
-	"       totp show [--time UNIX] [--watch] BLOB\n"
-	"       totp status [--json] BLOB\n"
+	"       totp show [--time UNIX] [--watch] (BLOB | --nv INDEX)\n"
+	"       totp status [--json] (BLOB | --nv INDEX)\n"
 	"A one-time-password secret that only this TPM, in the boot state it\n"
 	"was sealed to, can use: the machine shows a code, and a phone\n"
 	"enrolled with the same secret shows the same one.\n"
@@ -49,6 +49,8 @@ static const char usage[] =
 	"  --qr MODE  utf8 (half blocks, default), ansi (colours, for a\n"
 	"             terminal without those glyphs), ascii (## and spaces,\n"
 	"             for a serial console) or none\n"
+	"  --nv INDEX  keep the blob in this new NV index (TPM 2.0; anyone\n"
+	"             reads it, the owner writes it) instead of a file\n"
 	"  --uri-out FILE  also write the URI to FILE (0600, atomic)\n"
 	"  --owner-auth AUTH  to create the SRK (when none is persisted)\n"
 	"             and the HOTP counter\n"
@@ -80,6 +82,7 @@ static const struct option longopts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "hotp", no_argument, NULL, 'H' },
 	{ "counter", required_argument, NULL, 'C' },
+	{ "nv", required_argument, NULL, 'N' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -87,7 +90,9 @@ struct opts {
 	struct seal_opts so;
 	struct otp_params p;
 	const char *out, *uri_out, *time_s, *digits_s, *period_s;
-	const char *issuer, *label, *counter_s;
+	const char *issuer, *label, *counter_s, *nv_s;
+	uint32_t nvidx;			/* --nv: the blob's index */
+	char nvname[32];		/* "NV index 0x..." for messages */
 	int hotp;
 	int force, qr, watch, json;
 	int enroll_only, show_only, status_only;	/* options seen */
@@ -137,7 +142,8 @@ static int enroll(struct ctx *c, struct opts *o)
 
 	if (!spec)
 		return ctx_usage(c, "out of memory");
-	if ((rc = ctx_out_new(c, o->force ? OUT_FORCE : 0, o->out)) ||
+	if ((o->out &&
+	     (rc = ctx_out_new(c, o->force ? OUT_FORCE : 0, o->out))) ||
 	    (rc = ctx_out_new(c, o->force ? OUT_FORCE : 0, o->uri_out)))
 		goto out;
 	/* The family decides the default PCRs and the job. */
@@ -151,9 +157,9 @@ static int enroll(struct ctx *c, struct opts *o)
 		rc = ctx_fail(c);
 		goto out;
 	}
-	if (o->hotp && fam == TPM_FAMILY_12) {
-		rc = ctx_usage(c, "--hotp needs a TPM 2.0 (its NV counter); "
-			       "this one is a TPM 1.2");
+	if ((o->hotp || o->nv_s) && fam == TPM_FAMILY_12) {
+		rc = ctx_usage(c, "%s needs a TPM 2.0 in this version; this "
+			       "one is a TPM 1.2", o->hotp ? "--hotp" : "--nv");
 		goto out;
 	}
 	if (seal_spec_parse(spec, &o->so, &c->e) ||
@@ -162,8 +168,12 @@ static int enroll(struct ctx *c, struct opts *o)
 					 &counter, &c->e)) ||
 	    totp_enroll(t, fam, spec, &o12, &o->p, counter + o->hotp, &pem,
 			&pemlen, &uri, &c->e) ||
-	    file_write_atomic(o->out, pem, pemlen,
-			      OUT_SECRET | (o->force ? OUT_FORCE : 0), &c->e)) {
+	    (o->nv_s ?
+	     totp_nv_store(t, o->nvidx, o->so.ownerspec, pem, pemlen,
+			   &c->e) :
+	     file_write_atomic(o->out, pem, pemlen,
+			       OUT_SECRET | (o->force ? OUT_FORCE : 0),
+			       &c->e))) {
 		rc = ctx_fail(c);
 		goto out;
 	}
@@ -212,13 +222,19 @@ out:
 }
 
 /* Read and check a blob with no TPM. */
-static int blob_open(struct ctx *c, const char *path, struct totp_blob *b,
-		     uint8_t **text)
+static int blob_open(struct ctx *c, const struct opts *o, const char *path,
+		     struct totp_blob *b, uint8_t **text)
 {
+	struct tpm *t;
 	size_t n = 0;
 
-	if (file_read(path, 1u << 20, text, &n, &c->e) ||
-	    totp_blob_open(b, path, (const char *)*text, n, &c->e))
+	memset(b, 0, sizeof(*b));
+	if (o->nv_s ?
+	    (!(t = ctx_tpm(c)) ||
+	     totp_nv_load(t, o->nvidx, text, &n, &c->e)) :
+	    file_read(path, 1u << 20, text, &n, &c->e))
+		return ctx_fail(c);
+	if (totp_blob_open(b, path, (const char *)*text, n, &c->e))
 		return ctx_fail(c);
 	return 0;
 }
@@ -270,7 +286,7 @@ static int show(struct ctx *c, struct opts *o, const char *path)
 	if (o->watch && (!isatty(0) || !isatty(1)))
 		return ctx_usage(c, "--watch needs a terminal on standard "
 				 "input and output (without it: print once)");
-	if ((rc = blob_open(c, path, &b, &text)))
+	if ((rc = blob_open(c, o, path, &b, &text)))
 		goto out;
 	if (b.p.kind == OTP_HOTP) {
 		rc = hotp_show(c, o, &b);
@@ -341,7 +357,7 @@ static int status(struct ctx *c, struct opts *o, const char *path)
 	const char *where;
 	int rc, i;
 
-	if ((rc = blob_open(c, path, &b, &text)))
+	if ((rc = blob_open(c, o, path, &b, &text)))
 		goto out;
 	if (!(t = ctx_tpm(c)) || totp_state(t, &b, &st, &c->e)) {
 		rc = ctx_fail(c);
@@ -431,6 +447,7 @@ static int run(struct ctx *c, int argc, char **argv)
 		case 'j': o.json = 1; o.status_only = 1; break;
 		case 'H': o.hotp = 1; o.enroll_only = 1; break;
 		case 'C': o.counter_s = optarg; o.enroll_only = 1; break;
+		case 'N': o.nv_s = optarg; break;
 		default: return ctx_usage(c, "unknown option");
 		}
 	}
@@ -447,23 +464,35 @@ static int run(struct ctx *c, int argc, char **argv)
 	    (o.status_only && strcmp(sub, "status")))
 		return ctx_usage(c, "an option given is not one of totp %s's "
 				 "(see --help)", sub);
+	if (o.nv_s) {
+		if (nv_index_parse(o.nv_s, &o.nvidx, &c->e))
+			return ctx_fail(c);
+		snprintf(o.nvname, sizeof(o.nvname), "NV index 0x%08x",
+			 (unsigned)o.nvidx);
+	}
 	if (strcmp(sub, "enroll")) {
-		if (argc - optind != 1)
-			return ctx_usage(c, "expected: totp %s BLOB", sub);
+		if (argc - optind != !o.nv_s)
+			return ctx_usage(c, "expected: totp %s BLOB, or --nv "
+					 "INDEX alone", sub);
 		if (o.time_s && parse_u64(o.time_s, &v))
 			return ctx_usage(c, "--time: seconds since 1970 "
 					 "(UTC), not '%s'", o.time_s);
 		if (o.time_s && o.watch)
 			return ctx_usage(c, "--time and --watch exclude each "
 					 "other");
-		return strcmp(sub, "show") ? status(c, &o, argv[optind]) :
-		       show(c, &o, argv[optind]);
+		return strcmp(sub, "show") ?
+		       status(c, &o, o.nv_s ? o.nvname : argv[optind]) :
+		       show(c, &o, o.nv_s ? o.nvname : argv[optind]);
 	}
 	if (optind != argc)
 		return ctx_usage(c, "totp enroll takes no operand");
-	if (!o.out)
-		return ctx_usage(c, "-o BLOB is required");
-	if (strcmp(o.out, "-") == 0 || (o.uri_out && !strcmp(o.uri_out, "-")))
+	if (o.force && !o.out)
+		return ctx_usage(c, "-f is for -o");
+	if (!o.out == !o.nv_s)
+		return ctx_usage(c, "one of -o BLOB and --nv INDEX is "
+				 "required");
+	if ((o.out && strcmp(o.out, "-") == 0) ||
+	    (o.uri_out && !strcmp(o.uri_out, "-")))
 		return ctx_usage(c, "-o and --uri-out need file names (written "
 				 "atomically with mode 0600)");
 	o.p.kind = o.hotp ? OTP_HOTP : OTP_TOTP;

@@ -45,7 +45,7 @@ _tpmbox_opts() {
 	seal) echo "-p -P --authorized-by --bank --auth --owner-auth --escrow --escrow-out --recovery-code-out --recovery-code --to --to-ek --srk-auth --format -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	sign) echo "-k -d -i --scheme --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --no-remember --rsa --force --max-tries --recovery-time --lockout-recovery --banks --platform-auth --ek --ek-ca --dry-run --json -v --srk-auth --srk-name --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
-	totp) echo "-p -o --issuer --label --digits --period --qr --uri-out --owner-auth --hotp --counter --watch --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	totp) echo "-p -o --issuer --label --digits --period --qr --nv --uri-out --owner-auth --hotp --counter --watch --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	unbind) echo "-k -i --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	unseal) echo "--signature --auth --owner-auth --srk-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	esac

@@ -356,3 +356,31 @@ PY
 		"$TPMBOX totp show --watch $F/b20" /dev/null > wout
 	grep -Eq $'\r\033\\[K[0-9]{6}  [0-9-]{10} [0-9:]{8} UTC  [0-9]+ s left  \\(a key stops\\)' wout
 }
+
+@test "totp: --nv keeps the blob in an NV index: show and status read it there; refusals" {
+	tb totp enroll -p sha256:16 --nv 0x01500b01 --uri-out nu --qr none \
+		>/dev/null 2>&1
+	[ "$(tb totp show --time 1234567890 --nv 0x01500b01 | head -1)" = \
+		"$(oath nu 1234567890)" ]
+	run tb totp status --json --nv 0x01500b01
+	assert_success
+	[ "$(jq -r '.blob, .match' <<<"$output" | tr '\n' ' ')" = "NV index 0x01500b01 true " ]
+	# what the index holds is the blob's text, as a file would
+	tpm2_nvread 0x01500b01 2>/dev/null | grep -q 'BEGIN TPMBOX OTP'
+	run tb totp enroll -p sha256:16 --nv 0x01500b01 --qr none
+	[ "$status" -eq 2 ]
+	assert_output --partial "exists"
+	run tb totp show --nv 0x01500b0f
+	[ "$status" -eq 6 ]
+	run tb totp show --nv 0x01500b01 x
+	[ "$status" -eq 2 ]
+	run tb totp enroll --nv 0x01500b02 -o x
+	[ "$status" -eq 2 ]
+	run tb totp enroll --nv 0x01500b02 -f
+	[ "$status" -eq 2 ]
+	run tb totp enroll --nv 0x7
+	[ "$status" -eq 2 ]
+	TPMBOX_SRK_FILE= TPMBOX_TCTI=$T12 run tb totp enroll -p sha1:16 --nv 0x01500b03 --qr none
+	[ "$status" -eq 2 ]
+	assert_output --partial "needs a TPM 2.0"
+}

@@ -44,6 +44,18 @@ int totp_counter_new(struct tpm *t, uint32_t index, const char *owner,
 int totp_counter_next(struct tpm *t, const struct otp_params *p,
 		      uint64_t *value, struct tberr *e);
 
+/* totp enroll --nv, TPM 2.0: the blob's text kept in a new ordinary NV
+ * index (ownerwrite, ownerread, authread with an empty value, noDA: anyone
+ * reads it, only the owner writes it), defined with owner's AUTH (NULL:
+ * empty) and written.  Exit 2 when the index exists or the blob is larger
+ * than TPM_PT_NV_INDEX_MAX. */
+int totp_nv_store(struct tpm *t, uint32_t index, const char *owner,
+		  const char *text, size_t n, struct tberr *e);
+/* The blob's text from index: *text malloc'd (not NUL-terminated), *n.
+ * Exit 6 when the index does not exist, 2 when it is no ordinary one. */
+int totp_nv_load(struct tpm *t, uint32_t index, uint8_t **text, size_t *n,
+		 struct tberr *e);
+
 /* A blob read. */
 struct totp_blob {
 	const char *name;	/* for messages */

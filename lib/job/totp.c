@@ -326,3 +326,75 @@ int totp_counter_next(struct tpm *t, const struct otp_params *p,
 			       "name differs)", p->nv);
 	return counter_step(t, &pub, value, e);
 }
+
+int totp_nv_store(struct tpm *t, uint32_t index, const char *owner,
+		  const char *text, size_t n, struct tberr *e)
+{
+	struct nv_public pub, have;
+	struct nv_opts no;
+	struct nv_access x;
+	struct nv_auth na;
+	uint32_t index_max, buffer_max;
+	int rc;
+
+	if (tpm2_trust_begin(t) ||
+	    tpm2_nv_limits(t, &index_max, &buffer_max))
+		return e->code;
+	if (n > index_max)
+		return err_set(e, EX_USAGE, "the blob (%zu bytes) is larger "
+			       "than this TPM's NV index limit (%u bytes): "
+			       "write it to a file with -o", n, index_max);
+	if (tpm2_nv_readpublic(t, index, &have) == 0)
+		return err_set(e, EX_USAGE, "NV index 0x%08x exists: choose "
+			       "another --nv, or release it (nvrelease) if "
+			       "nothing else uses it", index);
+	err_clear(e);
+	memset(&pub, 0, sizeof(pub));
+	pub.index = index;
+	pub.name_alg = TPM2_ALG_SHA256;
+	pub.attrs = TPMA_NV_OWNERWRITE | TPMA_NV_OWNERREAD |
+		    TPMA_NV_AUTHREAD | TPMA_NV_NO_DA;
+	pub.size = (uint16_t)n;
+	rc = nv_hier_auth_begin(t, &na, TPM2_RH_OWNER, owner, 0);
+	if (!rc)
+		rc = tpm2_nv_define(t, TPM2_RH_OWNER, &na.a, NULL, 0, &pub);
+	if ((rc = nv_auth_end(t, &na, rc)) ||
+	    (rc = tpm2_nv_readpublic(t, index, &pub)))
+		return rc;
+	memset(&no, 0, sizeof(no));
+	no.index = index;
+	no.owner_s = owner;
+	rc = nv2_access_begin(t, &no, &pub, buffer_max, NV_OP_WRITE, &x, &na);
+	if (!rc)
+		rc = tpm2_nv_write(t, &x, (const uint8_t *)text, n, 0);
+	return nv_auth_end(t, &na, rc);
+}
+
+int totp_nv_load(struct tpm *t, uint32_t index, uint8_t **text, size_t *n,
+		 struct tberr *e)
+{
+	struct nv_public pub;
+	struct nv_opts no;
+	struct nv_access x;
+	struct nv_auth na;
+	uint32_t buffer_max;
+	int rc;
+
+	*text = NULL;
+	if ((rc = nv2_public(t, index, TPM2_NT_ORDINARY, &pub, &buffer_max)))
+		return rc;
+	if (!(*text = malloc(pub.size ? pub.size : 1)))
+		return err_set(e, EX_FAIL, "out of memory");
+	memset(&no, 0, sizeof(no));
+	no.index = index;
+	rc = nv2_access_begin(t, &no, &pub, buffer_max, NV_OP_READ, &x, &na);
+	if (!rc)
+		rc = tpm2_nv_read(t, &x, *text, pub.size, 0);
+	if ((rc = nv_auth_end(t, &na, rc))) {
+		free(*text);
+		*text = NULL;
+		return rc;
+	}
+	*n = pub.size;
+	return 0;
+}
