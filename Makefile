@@ -115,7 +115,7 @@ TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
 # go into the initramfs profile when it exists (docs/tiny.md).
 # shutdown and lockdown (issue 29, the hand-off): past the guard (1.4 KiB
 # and 6.5 KiB here); shutdown costs the initramfs profile 4.1 KiB.
-TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport keycreate sign decrypt bind unbind luks shutdown lockdown
+TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport keycreate sign decrypt bind unbind luks shutdown lockdown totp
 # The small build keeps the applets' --help texts packed (about 42 KiB of
 # text in 12 KiB, tiny/packhelp.c): taken from the default build's
 # output, so `tpmbox-tiny A --help` prints the very same bytes.

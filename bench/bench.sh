@@ -21,7 +21,7 @@ RUNS=${BENCH_RUNS:-25}
 ONLY=${BENCH_ONLY:-}
 [ "$RUNS" -ge 20 ] || { echo "bench: BENCH_RUNS must be >= 20" >&2; exit 2; }
 [ -x "$TPMBOX" ] || { echo "bench: $TPMBOX not built (run make)" >&2; exit 3; }
-for c in swtpm tpm2_getrandom tpm2_pcrread tpm2_pcrextend python3; do
+for c in swtpm tpm2_getrandom tpm2_pcrread tpm2_pcrextend python3 oathtool xxd; do
 	command -v "$c" >/dev/null || { echo "bench: $c is not installed" >&2; exit 3; }
 done
 
@@ -114,6 +114,34 @@ wf_quote_t2() {
 		-q "$NONCE" >/dev/null
 }
 
+# totp show (issue 29): the code at one time step.  tpmbox: one process,
+# the TPM computes the HMAC with the key it keeps.  tpm2-tools: the secret
+# sealed to the same PCRs, unsealed in a policy session and given to
+# oathtool (Heads' flow over tpm2-tools), the key context loaded each run.
+"$TPMBOX" totp enroll -p sha256:0,7 -f -o "$BENCH_DIR/totp.blob" --qr none \
+	>/dev/null 2>&1
+head -c 20 /dev/urandom >"$BENCH_DIR/totp.key"
+tpm2_createprimary -Q -C o -c "$BENCH_DIR/tprim.ctx"
+tpm2_startauthsession -S "$BENCH_DIR/ttrial.ctx"
+tpm2_policypcr -Q -S "$BENCH_DIR/ttrial.ctx" -l sha256:0,7 -L "$BENCH_DIR/tpol"
+tpm2_flushcontext "$BENCH_DIR/ttrial.ctx"
+tpm2_create -Q -C "$BENCH_DIR/tprim.ctx" -L "$BENCH_DIR/tpol" \
+	-i "$BENCH_DIR/totp.key" -u "$BENCH_DIR/tk.pub" -r "$BENCH_DIR/tk.priv"
+tpm2_flushcontext -t
+wf_totp_tpmbox() { tb totp show --time 59 "$BENCH_DIR/totp.blob" >/dev/null; }
+wf_totp_t2() {
+	local d=$BENCH_DIR
+	t2 tpm2_load -Q -C "$d/tprim.ctx" -u "$d/tk.pub" -r "$d/tk.priv" \
+		-c "$d/tk.ctx"
+	t2 tpm2_startauthsession --policy-session -S "$d/tsess.ctx"
+	t2 tpm2_policypcr -Q -S "$d/tsess.ctx" -l sha256:0,7
+	t2 tpm2_unseal -c "$d/tk.ctx" -p session:"$d/tsess.ctx" \
+		-o "$d/tk.out"
+	t2 oathtool --totp --now @59 "$(t2 xxd -p "$d/tk.out")" >/dev/null
+	t2 tpm2_flushcontext "$d/tsess.ctx"
+	t2 tpm2_flushcontext -t
+}
+
 # ---- measurement ------------------------------------------------------------
 
 WORKFLOWS=()
@@ -132,6 +160,7 @@ workflow extend 1 1 "extend PCR 16 (sha256)"
 workflow dalock 1 1 "dalock (DA state)"
 workflow seal 2 12 "seal+unseal (PCR policy)"
 workflow quote 2 4 "quote+checkquote"
+workflow totp 1 8 "totp show (tpm2-tools: unseal, oathtool)"
 
 # now_us: microseconds, without forking
 now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }

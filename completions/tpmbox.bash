@@ -47,6 +47,7 @@ _tpmbox_opts() {
 	shutdown) echo "--clear --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	sign) echo "-k -d -i --scheme --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	takeown) echo "--owner-auth --endorsement-auth --lockout-auth --old-owner-auth --old-endorsement-auth --old-lockout-auth --srk-pub --no-remember --rsa --force --max-tries --recovery-time --lockout-recovery --banks --platform-auth --ek --ek-ca --dry-run --json -v --srk-auth --srk-name --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
+	totp) echo "-p -o --issuer --label --digits --period --qr --nv --uri-out --owner-auth --hotp --counter --watch --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	unbind) echo "-k -i --auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	unseal) echo "--signature --auth --owner-auth --srk-auth -o -f --srk-name --srk-pub --allow-unsalted -T --tcti --timeout --trace -h --help" ;;
 	esac
@@ -87,7 +88,7 @@ _tpmbox() {
 	*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	esac
 }
-_tpmbox_applets="activatecredential akcreate bind checkquote clearall dalock decrypt ekcert ekpub eventlog evict extend getrandom imalog info keycreate keyimport lockdown luks makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal shutdown sign takeown unbind unseal"
+_tpmbox_applets="activatecredential akcreate bind checkquote clearall dalock decrypt ekcert ekpub eventlog evict extend getrandom imalog info keycreate keyimport lockdown luks makecredential nvdefine nvextend nvincrement nvlist nvread nvrelease nvsetbits nvwrite pcrallocate pcrpredict pcrread persist policysign ppi quote recover reseal seal shutdown sign takeown totp unbind unseal"
 complete -F _tpmbox tpmbox
 # An applet name is completed as tpmbox only where that name on PATH is
 # tpmbox (links made by tpmbox --install): GNU info keeps its own.

@@ -27,6 +27,7 @@ setup_file() {
 	# again: once here, so that the counts below are the steady ones
 	tb quote -k "$D/ak.blob" -p sha256:0 -o "$D/q0" >/dev/null
 	tb seal -p sha256:0,7 -o "$D/blob" "$D/secret"
+	tb totp enroll -p sha256:0,7 -o "$D/totp" --qr none >/dev/null 2>&1
 }
 
 teardown_file() { [ -n "${TPMBOX_SECOND_PASS:-}" ] || swtpm_stop; }
@@ -49,6 +50,7 @@ sent() {
 		names["00000157"] = "Load"
 		names["0000017F"] = "PolicyPCR"
 		names["0000015E"] = "Unseal"
+		names["00000155"] = "HMAC"
 		names["00000165"] = "FlushContext"
 		names["00000158"] = "Quote"
 		names["0000017B"] = "GetRandom"
@@ -91,6 +93,11 @@ count() {
 	count unseal "StartAuthSession Load PolicyPCR Unseal FlushContext" \
 		unseal -o "$BATS_TEST_TMPDIR/out" "$D/blob"
 	cmp "$BATS_TEST_TMPDIR/out" "$D/secret"
+}
+
+@test "cmdcount: totp show sends 5 (policy session salted to the pinned key, Load, PolicyPCR, HMAC ending it, the key flushed)" {
+	count totp-show "StartAuthSession Load PolicyPCR HMAC FlushContext" \
+		totp show "$D/totp"
 }
 
 @test "cmdcount: quote -p sha256:0,7 sends 5 (session, Load, PCR_Read ending it, Quote, the AK flushed)" {

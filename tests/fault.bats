@@ -182,6 +182,12 @@ prep_state() {
 		tb bind --pub "$FD/dk.pub" -i "$FD/data400" -f \
 			-o "$FD/dk.cms" 2>/dev/null || true
 	fi
+	# totp-show's blob and its URI (PCR 15: the extend recipe extends 16)
+	if ! tb totp show --time 59 "$FD/totpblob" >/dev/null 2>&1; then
+		rm -f "$FD/totpblob" "$FD/totpuri"
+		tb totp enroll -p sha256:15 -o "$FD/totpblob" \
+			--uri-out "$FD/totpuri" --qr none >/dev/null 2>&1 || true
+	fi
 	# unseal-or's blob: two states of PCR 15 (the extend recipe
 	# extends 16), the TPM in the second
 	# (made again after clearall: a new SRK)
@@ -382,6 +388,21 @@ recipe() {
 		[ -s "$FD/ekblob" ] || return 2
 		ARGS=(unseal -o "$OUT" "$FD/ekblob")
 		CHECK='cmp -s "$OUT" "$FD/data32"' ;;
+	totp) OUT=$FD/out
+		# an exit-0 enrolment's blob gives oathtool's code for its URI
+		ARGS=(totp enroll -p sha256:15 -o "$OUT" --uri-out "$FD/totp.uri"
+			-f --qr none)
+		CHECK='[ "$(tb totp show --time 59 "$OUT" | head -1)" = \
+			"$(oathtool --totp --now @59 -b "$(sed "s/.*secret=//;
+			s/&.*//" "$FD/totp.uri")")" ]' ;;
+	totp-show) OUT=$FD/out OUTFILE=0
+		# PolicyPCR and TPM2_HMAC in the salted session: an exit-0
+		# show prints oathtool's code
+		[ -s "$FD/totpblob" ] || return 2
+		ARGS=(totp show --time 59 "$FD/totpblob")
+		CHECK='[ "$(head -1 "$FD/stdout")" = \
+			"$(oathtool --totp --now @59 -b "$(sed "s/.*secret=//;
+			s/&.*//" "$FD/totpuri")")" ]' ;;
 	unseal-or) OUT=$FD/out
 		# sealed to two PCR states: PCR_Read picks the branch,
 		# PolicyPCR, PolicyOR, Unseal
@@ -512,6 +533,7 @@ applets() {
 		[ -s "$FD/toblob" ] && echo unseal-to
 		[ -s "$FD/ekblob" ] && echo unseal-to-ek
 		[ -s "$FD/orblob" ] && echo unseal-or
+		[ -s "$FD/totpblob" ] && echo totp-show
 		[ -s "$FD/sigblob" ] && echo unseal-sig
 		[ -s "$FD/pk.key" ] && echo sign-pcr
 		[ -s "$FD/sd.img" ] && echo luks-unlock-sd

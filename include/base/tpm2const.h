@@ -43,6 +43,7 @@
 #define TPM2_CC_Sign			0x015d
 #define TPM2_CC_RSA_Decrypt		0x0159
 #define TPM2_CC_Unseal			0x015e
+#define TPM2_CC_HMAC			0x0155
 #define TPM2_CC_ContextLoad		0x0161
 #define TPM2_CC_ContextSave		0x0162
 #define TPM2_CC_FlushContext		0x0165

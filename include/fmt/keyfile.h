@@ -60,6 +60,8 @@ struct keyfile {
 	/* TSS2 PRIVATE KEY */
 	int empty_auth;		/* no authValue (no PolicyAuthValue) */
 	int rsa_parent;		/* the parent SRK is RSA-2048 (else P-256) */
+	int loadable;		/* an HMAC key (totp), 2.23.133.10.1.3,
+				 * not sealed data */
 	uint32_t parent;	/* KEYFILE_PARENT_SRK or _OWNER */
 	uint8_t pub[KEYFILE_PUB_MAX];	/* TPM2B_PUBLIC, size prefix included */
 	size_t publen;

@@ -51,6 +51,9 @@ struct seal_spec {
 	uint16_t signer_bank;
 	struct authval auth;	/* --auth: the new blob's password */
 	struct authval owner;	/* --owner-auth */
+	/* totp: the object is an HMAC key with this hash (sign, scheme
+	 * HMAC) holding the data as its key, not sealed data; 0 for seal */
+	uint16_t hmac_hash;
 };
 
 /* Fill s from seal's options.  The branches: with several -p, each -p is
@@ -102,6 +105,12 @@ int seal_write(struct escrow *esc, char **pem, size_t *pemlen,
 	       const char *out, const char *escrow_out, const char *code_out,
 	       int show_code, int force, struct tberr *e);
 
+/* The PCRs of branch b whose values in cur differ, as "sha256:7,
+ * sha256:11" into list[0..cap) (cap >= 64); how many differ (a PCR cur
+ * lacks counts). */
+int seal_branch_diff(const struct keyfile_branch *b,
+		     const struct pcr_vals *cur, char *list, size_t cap);
+
 struct polsig;
 struct polsig_entry;
 struct tpm2_ticket;
@@ -116,6 +125,11 @@ struct unseal_job {
 	 * policies by it for its bank (unseal_signatures) */
 	struct tpm2_public signer;
 	struct polsig *sigs;
+	/* totp show: a blob holding an HMAC key (k.loadable) is run with
+	 * TPM2_HMAC over hmac_in[0..hmac_inlen) in place of TPM2_Unseal;
+	 * unseal_run's *out is then the digest */
+	const uint8_t *hmac_in;
+	size_t hmac_inlen;
 };
 
 /* Decode and check the blob text[0..n) (name for messages), and that a

@@ -124,5 +124,13 @@ int tpm2_policy_getdigest(struct tpm *t, uint32_t session, uint8_t *out,
 int tpm2_unseal(struct tpm *t, uint32_t h, const uint8_t *name,
 		size_t namelen, struct tpm2_auth *auth, uint8_t *out,
 		size_t cap, size_t *n);
+/* TPM2_HMAC with the loaded HMAC key h (name for the session HMAC) over
+ * data[0..len) (at most 1024 bytes), in the key's scheme (hashAlg
+ * NULL), with auth from a policy or HMAC session: out gets the digest
+ * (at most cap bytes), *n its size.  Used by totp show: the key never
+ * leaves the TPM. */
+int tpm2_hmac(struct tpm *t, uint32_t h, const uint8_t *name,
+	      size_t namelen, struct tpm2_auth *auth, const uint8_t *data,
+	      size_t len, uint8_t *out, size_t cap, size_t *n);
 
 #endif

@@ -66,7 +66,8 @@ static int to_tpmkey(const struct keyfile *k, struct tpmkey *t)
 	int i;
 
 	memset(t, 0, sizeof(*t));
-	t->type = k->seedlen ? TPMKEY_IMPORTABLE : TPMKEY_SEALED;
+	t->type = k->seedlen ? TPMKEY_IMPORTABLE :
+		  k->loadable ? TPMKEY_LOADABLE : TPMKEY_SEALED;
 	t->empty_auth = k->empty_auth;
 	t->rsa_parent = k->rsa_parent;
 	t->parent = k->parent;
@@ -265,10 +266,12 @@ static int from_tpmkey(const struct tpmkey *t, struct keyfile *k,
 {
 	int i;
 
-	if (t->type != TPMKEY_SEALED && t->type != TPMKEY_IMPORTABLE)
+	if (t->type != TPMKEY_SEALED && t->type != TPMKEY_IMPORTABLE &&
+	    t->type != TPMKEY_LOADABLE)
 		return bad(e, "not sealed data (the key type OID is not "
 			   "2.23.133.10.1.5, nor .4 for one sealed with "
-			   "--to)");
+			   "--to, nor .3 for totp's HMAC key)");
+	k->loadable = t->type == TPMKEY_LOADABLE;
 	k->empty_auth = t->empty_auth;
 	k->rsa_parent = t->rsa_parent;
 	k->parent = t->parent;

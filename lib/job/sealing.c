@@ -331,9 +331,11 @@ int seal_state_given(const char *pcrarg, const char *pcrfile,
 }
 
 /* The sealed object's template for policy ps. */
-static int make_template(const struct policy_spec *ps,
+static int make_template(const struct seal_spec *s,
 			 struct tpm2_public *tmpl, struct tberr *e)
 {
+	const struct policy_spec *ps = &s->ps;
+
 	memset(tmpl, 0, sizeof(*tmpl));
 	tmpl->type = TPM2_ALG_KEYEDHASH;
 	tmpl->name_alg = TPM2_ALG_SHA256;
@@ -351,6 +353,12 @@ static int make_template(const struct policy_spec *ps,
 		tmpl->attrs |= TPMA_OBJECT_USERWITHAUTH;
 	}
 	tmpl->scheme = TPM2_ALG_NULL;
+	if (s->hmac_hash) {
+		/* totp: the data is the key of an HMAC the TPM computes */
+		tmpl->attrs |= TPMA_OBJECT_SIGN_ENCRYPT;
+		tmpl->scheme = TPM2_ALG_HMAC;
+		tmpl->scheme_hash = s->hmac_hash;
+	}
 	if (tpm2_public_finish(tmpl))
 		return err_set(e, EX_FAIL, "building the template failed");
 	return 0;
@@ -369,6 +377,7 @@ static int fill_keyfile(struct keyfile *k, const struct seal_spec *s,
 
 	k->empty_auth = !ps->auth;
 	k->auth = ps->auth;
+	k->loadable = s->hmac_hash != 0;
 	k->rsa_parent = rsa;
 	k->parent = srk->transient ? KEYFILE_PARENT_OWNER : KEYFILE_PARENT_SRK;
 	k->pub[0] = (uint8_t)(pub->rawlen >> 8);
@@ -501,7 +510,7 @@ int seal_blob(struct tpm *t, struct seal_spec *s, const uint8_t *data,
 		}
 	if ((rc = seal_spec_values(t, s, tpm2_pcr_read, e)))
 		goto out;
-	if ((rc = make_template(&s->ps, &tmpl, e)))
+	if ((rc = make_template(s, &tmpl, e)))
 		goto out;
 
 	/* What is sealed: the data, or a fresh AES-256-GCM key for it. */
@@ -583,7 +592,7 @@ int seal_blob_to(const struct tpm2_public *parent, struct seal_spec *s,
 		goto out;
 	/* The object: the seal template, but movable to its new parent
 	 * (TPM2_Import refuses fixedTPM and fixedParent). */
-	if ((rc = make_template(&s->ps, &tmpl, e)))
+	if ((rc = make_template(s, &tmpl, e)))
 		goto out;
 	tmpl.attrs &= ~(TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT);
 	if (dlen > KEYFILE_SEALED_MAX && rng_bytes(key, sizeof(key))) {
@@ -667,8 +676,8 @@ static void name_hex(const uint8_t *p, size_t n, char *out, size_t cap)
 
 /* The PCRs of branch b that differ from cur, as "sha256:7, sha256:11"
  * into list; returns how many. */
-static int branch_diff(const struct keyfile_branch *b,
-		       const struct pcr_vals *cur, char *list, size_t cap)
+int seal_branch_diff(const struct keyfile_branch *b,
+		     const struct pcr_vals *cur, char *list, size_t cap)
 {
 	int i, j, nd = 0;
 
@@ -733,7 +742,8 @@ static int pcr_mismatch(struct tpm *t, const struct keyfile *k,
 
 	if (cur && read_branches(t, k, cur) == 0) {
 		for (i = 0; i < k->nbranch; i++) {
-			d = branch_diff(&k->br[i], cur, one, sizeof(one));
+			d = seal_branch_diff(&k->br[i], cur, one,
+					     sizeof(one));
 			if (best < 0 || d < nd) {
 				best = i;
 				nd = d;
@@ -772,6 +782,9 @@ int unseal_check(struct unseal_job *j, const char *name, const char *text,
 	if (tpm2_public_get2b(&b, &j->pub, e) || tb_left(&b))
 		return err_set(e, EX_FAIL, "%s: blob: bad public area", name);
 	if (j->pub.type != TPM2_ALG_KEYEDHASH ||
+	    !(j->pub.attrs & TPMA_OBJECT_SIGN_ENCRYPT) != !k->loadable ||
+	    (k->loadable && (j->pub.scheme != TPM2_ALG_HMAC ||
+			     j->pub.scheme_hash != TPM2_ALG_SHA1)) ||
 	    j->pub.policylen != k->policylen ||
 	    memcmp(j->pub.policy, k->policy, k->policylen))
 		return err_set(e, EX_FAIL, "%s: blob: the sealed object's "
@@ -991,7 +1004,8 @@ static int policy_pcrs(struct tpm *t, struct unseal_job *j, uint32_t sh,
 			return e->code;
 		}
 		for (pick = 0; pick < k->nbranch; pick++)
-			if (!branch_diff(&k->br[pick], cur, diff, sizeof(diff)))
+			if (!seal_branch_diff(&k->br[pick], cur, diff,
+					      sizeof(diff)))
 				break;
 		free(cur);
 		if (pick == k->nbranch)
@@ -1074,8 +1088,11 @@ static int policy_unseal(struct tpm *t, struct unseal_job *j,
 		/* The session ends with Unseal (a refusal keeps it for the
 		 * next try). */
 		tpm2_auth_last(&a);
-		if (tpm2_unseal(t, obj, j->pub.name, j->pub.namelen, &a,
-				secret, cap, slen) == 0) {
+		if ((j->hmac_in ?
+		     tpm2_hmac(t, obj, j->pub.name, j->pub.namelen, &a,
+			       j->hmac_in, j->hmac_inlen, secret, cap, slen) :
+		     tpm2_unseal(t, obj, j->pub.name, j->pub.namelen, &a,
+				 secret, cap, slen)) == 0) {
 			free(sbr);
 			return 0;
 		}
@@ -1125,6 +1142,13 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 	*out = NULL;
 	if (!srk)
 		return err_set(e, EX_FAIL, "out of memory");
+	if (k->loadable != (j->hmac_in != NULL)) {
+		free(srk);
+		return err_set(e, EX_USAGE, k->loadable ?
+			       "%s holds a TOTP key, not sealed data: use "
+			       "'tpmbox totp show'" : "%s is sealed data, not "
+			       "a TOTP key", j->name);
+	}
 	/* The parent: the SRK this blob names, nothing else (and the
 	 * pinned one, when a pin is set). */
 	memset(&want, 0, sizeof(want));

@@ -46,6 +46,7 @@ static const struct {
 	{TPM2_CC_Sign, "TPM2_Sign"},
 	{TPM2_CC_RSA_Decrypt, "TPM2_RSA_Decrypt"},
 	{TPM2_CC_Unseal, "TPM2_Unseal"},
+	{TPM2_CC_HMAC, "TPM2_HMAC"},
 	{TPM2_CC_ContextLoad, "TPM2_ContextLoad"},
 	{TPM2_CC_ContextSave, "TPM2_ContextSave"},
 	{TPM2_CC_FlushContext, "TPM2_FlushContext"},

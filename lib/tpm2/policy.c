@@ -364,3 +364,38 @@ int tpm2_unseal(struct tpm *t, uint32_t h, const uint8_t *name,
 	tpm_wipe(t);
 	return rc;
 }
+
+int tpm2_hmac(struct tpm *t, uint32_t h, const uint8_t *name,
+	      size_t namelen, struct tpm2_auth *auth, const uint8_t *data,
+	      size_t len, uint8_t *out, size_t cap, size_t *n)
+{
+	uint8_t pb[2 + 1024 + 2];
+	struct tpm2_call c;
+	struct tb b, r;
+	int rc;
+
+	if (len > 1024)
+		return err_set(t->e, EX_FAIL, "TPM2_HMAC: too much data");
+	tb_init(&b, pb, sizeof(pb));
+	tb_put_tpm2b(&b, data, len);	/* buffer */
+	tb_put_u16(&b, TPM2_ALG_NULL);	/* hashAlg: the key's scheme */
+	memset(&c, 0, sizeof(c));
+	c.cc = TPM2_CC_HMAC;
+	c.nh = 1;
+	c.h[0] = h;
+	c.name[0].p = name;
+	c.name[0].n = namelen;
+	c.na = 1;
+	c.auth[0] = auth;
+	c.params = b.p;
+	c.plen = b.len;
+	if ((rc = tpm2_call(t, &c)))
+		return rc;
+	tb_init_read(&r, c.rparams, c.rplen);
+	*n = tb_get_tpm2b(&r, out, cap);
+	if (tb_err(&r) || tb_left(&r)) {
+		*n = 0;
+		return err_set(t->e, EX_IO, "TPM2_HMAC: malformed response");
+	}
+	return 0;
+}

@@ -38,7 +38,8 @@ check="$demo $cross swtpm-tools bats bats-assert bats-support parallel tpm2-tool
 	clang clang-tools libclang-rt-14-dev valgrind cppcheck
 	qemu-system-x86 ovmf busybox-static cpio cryptsetup-bin initramfs-tools-core
 	pesign osslsigncode systemd-boot-efi shim-signed grub-efi-amd64-signed
-	tpm2-openssl openssh-client clevis clevis-luks clevis-tpm2 jose"
+	tpm2-openssl openssh-client clevis clevis-luks clevis-tpm2 jose
+	oathtool zbar-tools qrencode"
 # The VM's LUKS scenarios build real images: cryptsetup's initramfs hook
 # and dracut's tools (both fit beside each other; without their
 # recommends, which would bring a mail server, LVM and mdadm).

@@ -276,9 +276,9 @@ int main(void)
 		    0x00, &tn);
 	CHECK(t && refused(t, tn, "policy digest"));
 	free(t);
-	/* another key type OID */
-	t = patched(pem, "TSS2 PRIVATE KEY", 4 + 7, 0x03, &tn);
-	CHECK(t && refused(t, tn, "not sealed data"));
+	/* another key type OID (.3, loadable, is totp's HMAC key) */
+	t = patched(pem, "TSS2 PRIVATE KEY", 4 + 7, 0x06, &tn);
+	CHECK(t && refused(t, tn, "key type OID is not"));
 	free(t);
 	/* a DER length that runs past the end */
 	t = patched(pem, "TSS2 PRIVATE KEY", 3, 0xff, &tn);
