@@ -239,6 +239,40 @@ exec "%s" "$@"
 	[ "$(cat "$KD/out")" = "not-a-code 123" ]
 }
 
+@test "initramfs: TPMBOX_TOTP shows the boot's TOTP code before the prompt (oathtool's for that time); when the PCRs moved, a warning and no code" {
+	"$TPMBOX" --list | grep -q '^totp ' || skip "totp is not in this build (make tiny leaves it out)"
+	command -v oathtool >/dev/null || { echo "oathtool is not installed (make check installs it)"; false; }
+	# the code sealed to PCR 16 at zeros (this suite's boot value)
+	tb totp enroll -p sha256:16 -o "$BATS_TEST_TMPDIR/totp.blob" --qr none \
+		--uri-out "$BATS_TEST_TMPDIR/uri" >/dev/null
+	secret=$(sed 's/.*[?&]secret=\([A-Z2-7]*\).*/\1/' "$BATS_TEST_TMPDIR/uri")
+	printf 'TPMBOX_CAP_PCR=16\nTPMBOX_ASKPASS=%s\nTPMBOX_TOTP=%s\nTPMBOX_CONSOLE=%s\n' \
+		"$KD/askpass" "$BATS_TEST_TMPDIR/totp.blob" "$BATS_TEST_TMPDIR/console" > "$BATS_TEST_TMPDIR/conf"
+	# the blob's PCRs moved (PCR 7 is not the blob's): unseal refused,
+	# the code shown, then the passphrase asked
+	t0=$(date +%s)
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_KEY="$BATS_TEST_TMPDIR/missing.blob"
+	t1=$(date +%s)
+	assert_success
+	[ "$(cat "$KD/out")" = fallback-pass ]
+	code=$(grep -oE '^[0-9]{6}' "$BATS_TEST_TMPDIR/console" | head -1)
+	[ -n "$code" ]
+	want0=$(oathtool --totp -b "$secret" --now "@$t0")
+	want1=$(oathtool --totp -b "$secret" --now "@$t1")
+	[ "$code" = "$want0" ] || [ "$code" = "$want1" ]
+	grep -q "asked: Passphrase or recovery code" "$KD/err"
+	# PCR 16 moved: the TPM refuses the code, the keyscript warns
+	: > "$BATS_TEST_TMPDIR/console"
+	tb extend 16 -s evil-maid >/dev/null
+	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_KEY="$BATS_TEST_TMPDIR/missing.blob"
+	assert_success
+	! grep -qE '^[0-9]{6}' "$BATS_TEST_TMPDIR/console" || false
+	grep -q "WARNING: the TPM refuses the TOTP code (exit 4): this boot is not the one it was sealed to" "$KD/err"
+	# not configured: nothing about TOTP
+	unlock CRYPTTAB_KEY="$BATS_TEST_TMPDIR/missing.blob"
+	! grep -q TOTP "$KD/err" || false
+}
+
 @test "initramfs: a failed passphrase prompt is a failure with nothing on stdout; the console prompt reads without echo" {
 	printf 'TPMBOX_CAP_PCR=16\nTPMBOX_ASKPASS=false\n' > "$BATS_TEST_TMPDIR/conf"
 	unlock TPMBOX_UNLOCK_CONF="$BATS_TEST_TMPDIR/conf" CRYPTTAB_TRIED=1
@@ -330,6 +364,9 @@ exec "%s" "$@"
 	E=$BATS_TEST_TMPDIR/etc/tpmbox
 	mkdir -p "$E"
 	cp "$ROOT/initramfs/initramfs.conf" "$E/initramfs.conf"
+	# the TOTP blob the settings name goes in at its path
+	: > "$BATS_TEST_TMPDIR/totp.blob"
+	echo "TPMBOX_TOTP=$BATS_TEST_TMPDIR/totp.blob" >> "$E/initramfs.conf"
 	# the binary under test is the tpmbox on PATH
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
 	ln -s "$TPMBOX" "$BATS_TEST_TMPDIR/bin/tpmbox"
@@ -350,6 +387,7 @@ exec "%s" "$@"
 	assert_line "script $M/tpmbox-unlock /lib/cryptsetup/scripts/tpmbox-unlock"
 	assert_line "simple $BATS_TEST_TMPDIR/root.blob"
 	assert_line "simple $E/initramfs.conf /etc/tpmbox/initramfs.conf"
+	assert_line "simple $BATS_TEST_TMPDIR/totp.blob"
 	assert_line "hook initqueue/settled 20 $M/tpmbox-settled.sh"
 	# key none: the volume's header token, read at boot; nothing copied
 	[ "$(cat "$initdir/etc/tpmbox-crypttab")" = "root /dev/sda2 $BATS_TEST_TMPDIR/root.blob
