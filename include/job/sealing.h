@@ -21,6 +21,7 @@
 #include "tpm2/policy.h"
 
 struct tpm;
+struct tpm2_auth;
 
 /* Seal's policy options as given: each -p and -P (in order), or
  * --authorized-by; --auth; --owner-auth. */
@@ -126,10 +127,15 @@ struct unseal_job {
 	struct tpm2_public signer;
 	struct polsig *sigs;
 	/* totp show: a blob holding an HMAC key (k.loadable) is run with
-	 * TPM2_HMAC over hmac_in[0..hmac_inlen) in place of TPM2_Unseal;
-	 * unseal_run's *out is then the digest */
-	const uint8_t *hmac_in;
-	size_t hmac_inlen;
+	 * use (tpm2_hmac) over use_in[0..use_inlen) in place of
+	 * TPM2_Unseal; unseal_run's *out is then the digest.  A pointer,
+	 * so that a build without totp does not link TPM2_HMAC. */
+	int (*use)(struct tpm *t, uint32_t h, const uint8_t *name,
+		   size_t namelen, struct tpm2_auth *auth,
+		   const uint8_t *data, size_t len, uint8_t *out,
+		   size_t cap, size_t *n);
+	const uint8_t *use_in;
+	size_t use_inlen;
 };
 
 /* Decode and check the blob text[0..n) (name for messages), and that a

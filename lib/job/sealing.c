@@ -1088,9 +1088,9 @@ static int policy_unseal(struct tpm *t, struct unseal_job *j,
 		/* The session ends with Unseal (a refusal keeps it for the
 		 * next try). */
 		tpm2_auth_last(&a);
-		if ((j->hmac_in ?
-		     tpm2_hmac(t, obj, j->pub.name, j->pub.namelen, &a,
-			       j->hmac_in, j->hmac_inlen, secret, cap, slen) :
+		if ((j->use ?
+		     j->use(t, obj, j->pub.name, j->pub.namelen, &a,
+			    j->use_in, j->use_inlen, secret, cap, slen) :
 		     tpm2_unseal(t, obj, j->pub.name, j->pub.namelen, &a,
 				 secret, cap, slen)) == 0) {
 			free(sbr);
@@ -1142,7 +1142,7 @@ int unseal_run(struct tpm *t, struct unseal_job *j,
 	*out = NULL;
 	if (!srk)
 		return err_set(e, EX_FAIL, "out of memory");
-	if (k->loadable != (j->hmac_in != NULL)) {
+	if (k->loadable != (j->use != NULL)) {
 		free(srk);
 		return err_set(e, EX_USAGE, k->loadable ?
 			       "%s holds a TOTP key, not sealed data: use "

@@ -12,6 +12,7 @@
 #include "job/totp.h"
 #include "tpm2/nv.h"
 #include "tpm2/pcr.h"
+#include "tpm2/policy.h"
 #include "tpm2/rc.h"
 #include "tpm2/srk.h"
 
@@ -122,8 +123,9 @@ int totp_code(struct tpm *t, struct totp_blob *b, uint64_t c, uint32_t *code,
 				     "a totp secret", b->name);
 	} else {
 		/* the TPM computes the HMAC: the key stays inside */
-		b->j->hmac_in = ctr;
-		b->j->hmac_inlen = sizeof(ctr);
+		b->j->use = tpm2_hmac;
+		b->j->use_in = ctr;
+		b->j->use_inlen = sizeof(ctr);
 		if ((rc = unseal_run(t, b->j, NULL, NULL, &mac, &mlen, e))) {
 			if (rc == EX_AUTH)
 				err_hint(e, "no code: the boot state differs "

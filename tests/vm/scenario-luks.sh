@@ -247,6 +247,8 @@ else
 			-p sha256:15 --unlock-key-file "$d/pass" "$@"; }
 		enroll "$1" "$2" "$1/disk-sd.img" &&
 		tbenroll "$1" disk-tb.img &&
+		"$0" totp enroll -p sha256:15 -o "$1/totp.blob" --qr none \
+			--uri-out "$1/totp.uri" >/dev/null &&
 		"$0" extend 15 -s elsewhere >/dev/null &&
 		enroll "$1" "$2" "$1/disk-sdmoved.img" &&
 		tbenroll "$1" disk-tbmoved.img --recovery-code-out "$1/tb.code"
@@ -266,13 +268,34 @@ else
 	cp "$W/initrd-sd.img" "$W/initrd-sd-kb.img" &&
 		truncate -s $(( ($(stat -c %s "$W/initrd-sd.img") + 511) / 512 * 512 )) "$W/initrd-sd-kb.img" &&
 		cat "$W/over.cpio" >> "$W/initrd-sd-kb.img" || exit 3
+	# and with the TOTP code shown before the prompt (TPMBOX_TOTP: a
+	# blob totp enroll sealed to PCR 15 at zeros on the host)
+	rm -rf "$W/over-totp" && cp -a "$W/over" "$W/over-totp" &&
+		cp "$W/totp.blob" "$W/over-totp/etc/tpmbox/totp.blob" &&
+		echo TPMBOX_TOTP=/etc/tpmbox/totp.blob >> "$W/over-totp/etc/tpmbox/initramfs.conf" &&
+		vm_cpio "$W/over-totp" "$W/over-totp.cpio" &&
+		cp "$W/initrd-sd.img" "$W/initrd-sd-totp.img" &&
+		truncate -s $(( ($(stat -c %s "$W/initrd-sd.img") + 511) / 512 * 512 )) "$W/initrd-sd-totp.img" &&
+		cat "$W/over-totp.cpio" >> "$W/initrd-sd-totp.img" || exit 3
 	DISK=$W/disk-sdmoved.img
-	boot luks-sd-moved "$W/initrd-sd-kb.img" typed "$(cat "$W/pass")"
+	t0=$(date +%s)
+	boot luks-sd-moved "$W/initrd-sd-totp.img" typed "$(cat "$W/pass")"
+	t1=$(date +%s)
 	sed 's/^/# /' "$VM_DIR/luks-sd-moved.boot"
 	tap_of luks-sd-moved "systemd token moved"
 	check "systemd token moved: the token refused (exit 4), one prompt, the passphrase opened the root" \
 		sh -c 'grep -a -q "tpmbox-unlock: croot: the header.s TPM token refused (exit 4)" "$0" &&
 		       [ "$(grep -a -c "Passphrase or recovery code for croot" "$0")" = 1 ]' "$VM_DIR/luks-sd-moved.log"
+	# the code on the console before the prompt is the phone's (oathtool
+	# with the URI's secret) for a time during the boot
+	shown=$(tr -d '\r' < "$VM_DIR/luks-sd-moved.log" |
+		sed -n '/Passphrase or recovery code for croot/q; s/^\([0-9]\{6\}\)\( .*\)\{0,1\}$/\1/p' | head -n1)
+	secret=$(sed 's/.*[?&]secret=\([A-Z2-7]*\).*/\1/' "$W/totp.uri")
+	echo "# TOTP on the console: ${shown:-none}"
+	check "TOTP: before the prompt the console shows the code the phone shows (oathtool, a time during the boot)" \
+		sh -c 'for t in $(seq $(($2 - 30)) 30 $(($3 + 30))); do
+			[ "$(oathtool --totp -b "$1" --now "@$t")" = "$0" ] && exit 0; done; exit 1' \
+		"${shown:-none}" "$secret" "$t0" "$t1"
 	DISK=$W/disk-tb.img
 	boot luks-tb-tpm "$W/initrd-sd.img" token
 	sed 's/^/# /' "$VM_DIR/luks-tb-tpm.boot"
