@@ -32,6 +32,13 @@ sim_start() {
 cnt() { sed -n "s/^$2=//p" "$SD/$1.cnt"; }
 
 setup_file() {
+	# the small build leaves the transports out (TINY_TIS, docs/tiny.md):
+	# every test skips (bats 1.8 cannot skip in setup_file)
+	if "$TPMBOX" -T spi:sock=/nonexistent getrandom 1 2>&1 |
+		grep -q 'left out (TPMBOX_NO_TIS)'; then
+		export TIS_ABSENT=1
+		return 0
+	fi
 	export SD=$BATS_FILE_TMPDIR PIDS=$BATS_FILE_TMPDIR/sims
 	swtpm12_start || return 1
 	export S12=$SWTPM_DIR
@@ -43,12 +50,15 @@ setup_file() {
 	"$TPMBOX" -T "$D12" takeown --owner-auth str:opass >/dev/null
 }
 teardown_file() {
+	[ -z "${TIS_ABSENT:-}" ] || return 0
 	while read -r p; do kill "$p" 2>/dev/null; done < "$PIDS"
 	swtpm_stop
 	SWTPM_DIR=$S12 swtpm_stop
 }
 
 setup() {
+	[ -z "${TIS_ABSENT:-}" ] ||
+		skip "this build has no SPI or I2C transport (TPMBOX_NO_TIS)"
 	cd "$BATS_TEST_TMPDIR"
 	PIDS=$BATS_TEST_TMPDIR/pids
 	: > "$PIDS"
@@ -75,7 +85,8 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 	want=$(tb -T "$D20" pcrread sha256:0,16+sha1:16)
 	[ "$(SPI pcrread sha256:0,16+sha1:16)" = "$want" ]
 	[ "$(I2C pcrread sha256:0,16+sha1:16)" = "$want" ]
-	[[ "$want" == *"sha256:16 "* ]] && [[ "$want" != *"sha256:16 $(printf '%064d' 0)"* ]]
+	[[ "$want" == *"sha256:16 "* ]]
+	[[ "$want" != *"sha256:16 $(printf '%064d' 0)"* ]]
 }
 
 @test "tis: extend over SPI and I2C lands in the TPM as over the socket" {
@@ -210,7 +221,8 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	assert_failure 3
 	assert_output --partial "did not become ready for a command within 4000 ms"
-	[ "$ms" -ge 4000 ] && [ "$ms" -lt 8000 ]
+	[ "$ms" -ge 4000 ]
+	[ "$ms" -lt 8000 ]
 	[ "$(cnt nr cmd_bytes)" -eq 0 ]
 	[ ! -e out ]
 }

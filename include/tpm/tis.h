@@ -55,6 +55,8 @@ struct tis_bus {
 	int (*read)(struct tis *t, uint16_t reg, uint8_t *p, size_t n);
 	int (*write)(struct tis *t, uint16_t reg, const uint8_t *p,
 		     size_t n);
+	void (*sleep_us)(long us);	/* NULL: tis_sleep_us (a fuzzer's
+					 * bus does not sleep) */
 };
 
 struct tis {
@@ -92,6 +94,9 @@ struct tis {
  * exit code with e set (EX_USAGE for a bad option, EX_IO otherwise). */
 int tis_open(struct tis *t, enum tis_busk kind, const char *opts,
 	     struct tberr *e);
+/* What tis_open does once the bus is open: DID_VID (a floating bus is
+ * "no TPM answers on this bus"), then the locality. */
+int tis_start(struct tis *t);
 /* One command, one response, before the deadline (ms, monotonic) for the
  * TPM's work; the bus's own waits have the PTP's timeouts. */
 int tis_transmit(struct tis *t, const uint8_t *cmd, size_t clen,

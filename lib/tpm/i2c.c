@@ -7,8 +7,6 @@
  * length, data; the answer is a status byte, then any bytes read). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/i2c-dev.h>
-#include <linux/i2c.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -32,7 +30,7 @@
 #define I2C_GUARD_US	250	/* before the capability is read; after a NACK */
 #define I2C_TRIES	4	/* a message, and 3 retries after a NACK */
 
-int tis_i2c_msgs(struct i2c_msg *m, unsigned addr, int rd, uint8_t reg,
+int tis_i2c_msgs(struct tis_i2c_msg *m, unsigned addr, int rd, uint8_t reg,
 		 uint8_t *regbuf, uint8_t *buf, size_t n)
 {
 	memset(m, 0, 2 * sizeof(*m));
@@ -48,7 +46,7 @@ int tis_i2c_msgs(struct i2c_msg *m, unsigned addr, int rd, uint8_t reg,
 	m[0].len = 1;
 	m[0].buf = regbuf;
 	m[1].addr = (uint16_t)addr;
-	m[1].flags = I2C_M_RD;
+	m[1].flags = TIS_I2C_M_RD;
 	m[1].len = (uint16_t)n;
 	m[1].buf = buf;
 	return 2;
@@ -84,9 +82,9 @@ static void guard(struct tis *t, int rd)
 }
 
 /* One message; *nack set when the TPM did not acknowledge it. */
-static int msg1(struct tis *t, struct i2c_msg *m, int *nack)
+static int msg1(struct tis *t, struct tis_i2c_msg *m, int *nack)
 {
-	int rd = (m->flags & I2C_M_RD) != 0;
+	int rd = (m->flags & TIS_I2C_M_RD) != 0;
 
 	*nack = 0;
 	if (t->sock) {
@@ -110,9 +108,9 @@ static int msg1(struct tis *t, struct i2c_msg *m, int *nack)
 		}
 		return rd ? tis_sock_io(t, NULL, 0, m->buf, n) : 0;
 	} else {
-		struct i2c_rdwr_ioctl_data d = { m, 1 };
+		struct tis_i2c_rdwr d = { m, 1 };
 
-		if (ioctl(t->fd, I2C_RDWR, &d) < 0) {
+		if (ioctl(t->fd, TIS_I2C_RDWR, &d) < 0) {
 			/* NACKs come back as ENXIO, EREMOTEIO or EIO,
 			 * according to the controller's driver. */
 			if (errno == ENXIO || errno == EREMOTEIO ||
@@ -128,9 +126,9 @@ static int msg1(struct tis *t, struct i2c_msg *m, int *nack)
 }
 
 /* One message with the guard time before it and retries after NACKs. */
-static int msg(struct tis *t, struct i2c_msg *m)
+static int msg(struct tis *t, struct tis_i2c_msg *m)
 {
-	int rd = (m->flags & I2C_M_RD) != 0;
+	int rd = (m->flags & TIS_I2C_M_RD) != 0;
 	int i, nack, rc;
 
 	for (i = 0; i < I2C_TRIES; i++) {
@@ -151,7 +149,7 @@ static int msg(struct tis *t, struct i2c_msg *m)
 
 static int raw_read(struct tis *t, uint8_t reg, uint8_t *p, size_t n)
 {
-	struct i2c_msg m[2];
+	struct tis_i2c_msg m[2];
 	uint8_t r[1];
 	int rc;
 
@@ -163,7 +161,7 @@ static int raw_read(struct tis *t, uint8_t reg, uint8_t *p, size_t n)
 
 static int raw_write(struct tis *t, uint8_t reg, const uint8_t *p, size_t n)
 {
-	struct i2c_msg m[2];
+	struct tis_i2c_msg m[2];
 	uint8_t b[1 + TIS_I2C_MAX];
 	int rc;
 
@@ -213,7 +211,7 @@ static int i2c_write(struct tis *t, uint16_t reg, const uint8_t *p,
 	return raw_write(t, (uint8_t)r, p, n);
 }
 
-static const struct tis_bus i2c_bus = { i2c_read, i2c_write };
+static const struct tis_bus i2c_bus = { i2c_read, i2c_write, NULL };
 
 /* The guard time and the message pairs that need it. */
 static int read_cap(struct tis *t)

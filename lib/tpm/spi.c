@@ -6,7 +6,6 @@
  * MOSI; the answer is as many MISO bytes). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/spi/spidev.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -30,7 +29,7 @@ void tis_spi_header(uint8_t h[4], int rd, unsigned loc, uint16_t reg,
 	h[3] = (uint8_t)a;
 }
 
-void tis_spi_xfer(struct spi_ioc_transfer *x, const uint8_t *tx,
+void tis_spi_xfer(struct tis_spi_ioc *x, const uint8_t *tx,
 		  uint8_t *rx, size_t n, int keep_cs, uint32_t hz)
 {
 	memset(x, 0, sizeof(*x));
@@ -58,10 +57,10 @@ static int xfer(struct tis *t, const uint8_t *tx, uint8_t *rx, size_t n,
 		explicit_bzero(out, sizeof(out));
 		return rc;
 	} else {
-		struct spi_ioc_transfer x;
+		struct tis_spi_ioc x;
 
 		tis_spi_xfer(&x, tx, rx, n, keep_cs, t->hz);
-		if (ioctl(t->fd, SPI_IOC_MESSAGE(1), &x) < 0)
+		if (ioctl(t->fd, TIS_SPI_IOC_MESSAGE1, &x) < 0)
 			return err_set(t->e, EX_IO, "SPI transfer on %s: %s",
 				       t->desc, strerror(errno));
 		return 0;
@@ -111,12 +110,12 @@ static int spi_write(struct tis *t, uint16_t reg, const uint8_t *p,
 	return frame(t, 0, reg, (uint8_t *)(uintptr_t)p, n);
 }
 
-static const struct tis_bus spi_bus = { spi_read, spi_write };
+static const struct tis_bus spi_bus = { spi_read, spi_write, NULL };
 
 int tis_spi_open(struct tis *t, const char *opts)
 {
 	char path[256], dev[256];
-	uint8_t mode = SPI_MODE_0;
+	uint8_t mode = 0;	/* SPI_MODE_0 */
 	unsigned long v;
 	int r;
 
@@ -146,7 +145,7 @@ int tis_spi_open(struct tis *t, const char *opts)
 		return err_set(t->e, EX_IO, "cannot open %s: %s", dev,
 			       strerror(errno));
 	/* The TPM speaks SPI mode 0 (clock idle low, sample on rising). */
-	if (ioctl(t->fd, SPI_IOC_WR_MODE, &mode) < 0)
+	if (ioctl(t->fd, TIS_SPI_IOC_WR_MODE, &mode) < 0)
 		return err_set(t->e, EX_IO, "%s is not an SPI device (%s)",
 			       dev, strerror(errno));
 	return 0;

@@ -33,6 +33,14 @@ void tis_sleep_us(long us)
 		;
 }
 
+static void nap(struct tis *t, long us)
+{
+	if (t->bus->sleep_us)
+		t->bus->sleep_us(us);
+	else
+		tis_sleep_us(us);
+}
+
 static long now_ms(void)
 {
 	return tis_now_us() / 1000;
@@ -86,7 +94,7 @@ static long until(struct tis *t, long ms)
 static int wait_sts(struct tis *t, uint32_t mask, uint32_t want,
 		    long deadline, uint32_t *sts)
 {
-	long nap = 0;
+	long us = 0;
 	int rc;
 
 	for (;;) {
@@ -96,9 +104,9 @@ static int wait_sts(struct tis *t, uint32_t mask, uint32_t want,
 			return 0;
 		if (now_ms() >= deadline)
 			return -1;
-		if (nap)
-			tis_sleep_us(nap);
-		nap = nap ? (nap < 8000 ? nap * 2 : 8000) : 100;
+		if (us)
+			nap(t, us);
+		us = us ? (us < 8000 ? us * 2 : 8000) : 100;
 	}
 }
 
@@ -115,7 +123,7 @@ static int burst(struct tis *t, size_t *n)
 {
 	long deadline = until(t, TIS_TIMEOUT_A);
 	uint32_t sts;
-	long nap = 100;
+	long us = 100;
 	int rc;
 
 	for (;;) {
@@ -127,9 +135,9 @@ static int burst(struct tis *t, size_t *n)
 		if (now_ms() >= deadline)
 			return timeout(t, "reported no room in its FIFO "
 				       "(burstCount 0)", TIS_TIMEOUT_A);
-		tis_sleep_us(nap);
-		if (nap < 8000)
-			nap *= 2;
+		nap(t, us);
+		if (us < 8000)
+			us *= 2;
 	}
 	if (*n > t->max)
 		*n = t->max;
@@ -164,7 +172,7 @@ static int locality_request(struct tis *t)
 		}
 		if (now_ms() >= deadline)
 			break;
-		tis_sleep_us(1000);
+		nap(t, 1000);
 	}
 	return err_set(t->e, EX_IO, "the TPM on %s did not grant locality "
 		       "%u within %d ms", t->desc, t->loc, TIS_TIMEOUT_A);
@@ -173,32 +181,36 @@ static int locality_request(struct tis *t)
 int tis_open(struct tis *t, enum tis_busk kind, const char *opts,
 	     struct tberr *e)
 {
-	uint8_t b[4];
-	uint32_t v;
 	int rc;
 
 	t->e = e;
 	t->fd = -1;
 	t->kind = kind;
 	rc = kind == TIS_SPI ? tis_spi_open(t, opts) : tis_i2c_open(t, opts);
+	if (!rc)
+		rc = tis_start(t);
 	if (rc)
-		return rc;
+		tis_close(t);
+	return rc;
+}
+
+int tis_start(struct tis *t)
+{
+	uint8_t b[4];
+	uint32_t v;
+	int rc;
+
 	if ((rc = rd(t, TIS_DID_VID, b, 4)))
-		goto fail;
+		return rc;
 	v = le32(b);
 	if ((v & 0xffff) == 0xffff || (v & 0xffff) == 0) {
-		rc = err_set(e, EX_IO, "no TPM answers on this bus (%s reads "
-			     "DID_VID 0x%08x)", t->desc, v);
-		err_hint(e, "check the bus, the chip select or address, and "
-			 "that the TPM is powered and out of reset");
-		goto fail;
+		rc = err_set(t->e, EX_IO, "no TPM answers on this bus (%s "
+			     "reads DID_VID 0x%08x)", t->desc, v);
+		err_hint(t->e, "check the wiring, the chip select or address, "
+			 "and that the TPM is powered and out of reset");
+		return rc;
 	}
-	if ((rc = locality_request(t)))
-		goto fail;
-	return 0;
-fail:
-	tis_close(t);
-	return rc;
+	return locality_request(t);
 }
 
 /* Back to idle (commandReady), best effort, after an error. */

@@ -1,7 +1,11 @@
 /* The ioctl layer of the SPI and I2C transports: the spi_ioc_transfer and
- * i2c_msg arrays built for a given register access. */
+ * i2c_msg arrays built for a given register access, and lib/tpm's own
+ * copies of those structures and ioctl numbers (a musl toolchain has no
+ * kernel headers) against the kernel's. */
+#include <linux/i2c-dev.h>
 #include <linux/i2c.h>
 #include <linux/spi/spidev.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -26,7 +30,7 @@ static void test_spi_header(void)
 
 static void test_spi_xfer(void)
 {
-	struct spi_ioc_transfer x;
+	struct tis_spi_ioc x;
 	uint8_t tx[4], rx[4];
 
 	memset(&x, 0xa5, sizeof(x));
@@ -37,13 +41,40 @@ static void test_spi_xfer(void)
 	CHECK(x.delay_usecs == 0 && x.tx_nbits == 0 && x.rx_nbits == 0);
 	tis_spi_xfer(&x, tx, rx, 1, 0, 43000000);
 	CHECK(x.len == 1 && x.speed_hz == 43000000 && x.cs_change == 0);
-	/* the ioctl's size is one transfer's */
-	CHECK(SPI_MSGSIZE(1) == sizeof(struct spi_ioc_transfer));
+}
+
+#define SAME(a, b, f) CHECK(offsetof(a, f) == offsetof(b, f) && \
+			    sizeof(((a *)0)->f) == sizeof(((b *)0)->f))
+
+static void test_abi(void)
+{
+	CHECK(sizeof(struct tis_spi_ioc) == sizeof(struct spi_ioc_transfer));
+	SAME(struct tis_spi_ioc, struct spi_ioc_transfer, tx_buf);
+	SAME(struct tis_spi_ioc, struct spi_ioc_transfer, rx_buf);
+	SAME(struct tis_spi_ioc, struct spi_ioc_transfer, len);
+	SAME(struct tis_spi_ioc, struct spi_ioc_transfer, speed_hz);
+	SAME(struct tis_spi_ioc, struct spi_ioc_transfer, delay_usecs);
+	SAME(struct tis_spi_ioc, struct spi_ioc_transfer, bits_per_word);
+	SAME(struct tis_spi_ioc, struct spi_ioc_transfer, cs_change);
+	SAME(struct tis_spi_ioc, struct spi_ioc_transfer, tx_nbits);
+	SAME(struct tis_spi_ioc, struct spi_ioc_transfer, rx_nbits);
+	CHECK(TIS_SPI_IOC_MESSAGE1 == SPI_IOC_MESSAGE(1));
+	CHECK(TIS_SPI_IOC_WR_MODE == SPI_IOC_WR_MODE);
+	CHECK(sizeof(struct tis_i2c_msg) == sizeof(struct i2c_msg));
+	SAME(struct tis_i2c_msg, struct i2c_msg, addr);
+	SAME(struct tis_i2c_msg, struct i2c_msg, flags);
+	SAME(struct tis_i2c_msg, struct i2c_msg, len);
+	SAME(struct tis_i2c_msg, struct i2c_msg, buf);
+	CHECK(sizeof(struct tis_i2c_rdwr) ==
+	      sizeof(struct i2c_rdwr_ioctl_data));
+	SAME(struct tis_i2c_rdwr, struct i2c_rdwr_ioctl_data, msgs);
+	SAME(struct tis_i2c_rdwr, struct i2c_rdwr_ioctl_data, nmsgs);
+	CHECK(TIS_I2C_RDWR == I2C_RDWR && TIS_I2C_M_RD == I2C_M_RD);
 }
 
 static void test_i2c_msgs(void)
 {
-	struct i2c_msg m[2];
+	struct tis_i2c_msg m[2];
 	uint8_t r[1], buf[1 + 31];
 
 	/* read 4 bytes of TPM_STS (0x18) at 0x2e: write 0x18, read 4 */
@@ -67,5 +98,6 @@ int main(void)
 	test_spi_header();
 	test_spi_xfer();
 	test_i2c_msgs();
+	test_abi();
 	return unit_done("tisbus");
 }
