@@ -321,7 +321,7 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 	[ "$ok" -gt 0 ]
 }
 
-@test "tis: bus options: a missing device, bad hz=, locality= and addr= are usage errors; a device that is not SPI is exit 3" {
+@test "tis: bus options: a missing device, bad hz=, locality= and addr= are usage errors; a device that is not SPI or I2C, or one another process holds, is exit 3" {
 	run tb -T spi: getrandom 1
 	assert_failure 2
 	run tb -T "spi:sock=$SD/m20.spi,hz=0" getrandom 1
@@ -338,6 +338,24 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 	assert_output --partial "not an SPI device"
 	run tb -T "spi:sock=$BATS_TEST_TMPDIR/none" getrandom 1
 	assert_failure 3
+	# a bus device another process holds (flock) is waited for, then
+	# refused; a file that is no bus device is exit 3
+	touch bus
+	flock bus sleep 3 &
+	echo $! >> "$PIDS"
+	sleep 0.2
+	t0=$(date +%s%N)
+	run tb -T i2c:bus --timeout 1 getrandom 1
+	assert_failure 3
+	assert_output --partial "another process holds bus and did not let go within 1 s"
+	[ $(( ($(date +%s%N) - t0) / 1000000 )) -ge 1000 ]
+	run tb -T spi:./bus --timeout 1 getrandom 1
+	assert_failure 3
+	assert_output --partial "another process holds"
+	wait
+	run tb -T i2c:./bus getrandom 1
+	assert_failure 3
+	assert_output --partial "I2C transfer on ./bus"
 	# another locality works as locality 0 does
 	[ "$(tb -T "spi:sock=$SD/m20.spi,locality=3,hz=20000000" getrandom 9 | wc -c)" -eq 9 ]
 }

@@ -112,6 +112,11 @@ int tis_optnum(struct tis *t, const char *opts, const char *key,
 /* The device path: the list's first item when it has no '='; NULL if
  * none.  Copied into out (n bytes). */
 const char *tis_optpath(const char *opts, char *out, size_t n);
+/* Open the bus's device and hold an exclusive lock on it (flock) while
+ * the process runs: two processes talking to one TPM over the bus would
+ * mix their commands.  Another holder is waited for up to t->timeout_s
+ * seconds.  0, or EX_IO. */
+int tis_dev_open(struct tis *t, const char *dev);
 /* The test socket: connect to opts' sock=PATH (0, or EX_IO); then one
  * exchange: send out (n bytes), receive m bytes into in, each within a
  * few seconds. */

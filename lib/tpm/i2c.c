@@ -6,7 +6,6 @@
  * Messages go to I2C_RDWR or to the test socket (op, address, 2-byte
  * length, data; the answer is a status byte, then any bytes read). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -267,10 +266,8 @@ int tis_i2c_open(struct tis *t, const char *opts)
 				       "(i2c:/dev/i2c-N) or sock=PATH, not "
 				       "'%s'", opts);
 		snprintf(t->desc, sizeof(t->desc), "%s", dev);
-		t->fd = open(dev, O_RDWR | O_CLOEXEC);
-		if (t->fd < 0)
-			return err_set(t->e, EX_IO, "cannot open %s: %s", dev,
-				       strerror(errno));
+		if ((r = tis_dev_open(t, dev)))
+			return r;
 	}
 	return read_cap(t);
 }

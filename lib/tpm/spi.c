@@ -5,7 +5,6 @@
  * (SPI_IOC_MESSAGE) or to the test socket (1 flag byte, 2-byte length,
  * MOSI; the answer is as many MISO bytes). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -140,10 +139,8 @@ int tis_spi_open(struct tis *t, const char *opts)
 			       "(spi:/dev/spidevB.C) or sock=PATH, not '%s'",
 			       opts);
 	snprintf(t->desc, sizeof(t->desc), "%s", dev);
-	t->fd = open(dev, O_RDWR | O_CLOEXEC);
-	if (t->fd < 0)
-		return err_set(t->e, EX_IO, "cannot open %s: %s", dev,
-			       strerror(errno));
+	if ((r = tis_dev_open(t, dev)))
+		return r;
 	/* The TPM speaks SPI mode 0 (clock idle low, sample on rising). */
 	if (ioctl(t->fd, TIS_SPI_IOC_WR_MODE, &mode) < 0)
 		return err_set(t->e, EX_IO, "%s is not an SPI device (%s)",

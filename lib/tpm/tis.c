@@ -2,9 +2,11 @@
  * Profile, FIFO interface): the bus layer moves register bytes, this file
  * knows what to read and write, in which order, and how long to wait. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -408,6 +410,33 @@ const char *tis_optpath(const char *opts, char *out, size_t n)
 	memcpy(out, opts, len);
 	out[len] = '\0';
 	return out;
+}
+
+int tis_dev_open(struct tis *t, const char *dev)
+{
+	long deadline = now_ms() + (t->timeout_s > 0 ? t->timeout_s : 120) *
+			1000L;
+
+	t->fd = open(dev, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (t->fd < 0)
+		return err_set(t->e, EX_IO, "cannot open %s: %s", dev,
+			       strerror(errno));
+	while (flock(t->fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return err_set(t->e, EX_IO, "cannot lock %s: %s", dev,
+				       strerror(errno));
+		if (now_ms() >= deadline) {
+			err_set(t->e, EX_IO, "another process holds %s and "
+				"did not let go within %d s", dev,
+				t->timeout_s);
+			err_hint(t->e, "a TPM on a bus is for one process at a "
+				 "time; the kernel's driver (/dev/tpmrm0) "
+				 "shares it");
+			return EX_IO;
+		}
+		tis_sleep_us(20000);
+	}
+	return 0;
 }
 
 int tis_sock_open(struct tis *t, const char *path)
