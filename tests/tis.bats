@@ -203,7 +203,7 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 	done
 }
 
-@test "tis: burstCount 1 and 7 (a FIFO of a few bytes): seal/unseal round trips" {
+@test "tis: burstCount 1, 7 and 200 (a FIFO of a few bytes, one larger than a frame): seal/unseal round trips" {
 	head -c 200 /dev/urandom > in
 	sim_start b1 "$S20/sock" --burst 1
 	tb -T "spi:sock=$SD/b1.spi" seal -o b in
@@ -212,6 +212,11 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 	sim_start b7 "$S20/sock" --burst 7
 	tb -T "i2c:sock=$SD/b7.i2c" unseal -o o7 b
 	cmp in o7
+	# a burstCount past the bus's frame (SPI 64) and message (I2C 32)
+	sim_start b200 "$S20/sock" --burst 200
+	tb -T "spi:sock=$SD/b200.spi" seal -o b2 in
+	tb -T "i2c:sock=$SD/b200.i2c" unseal -o o200 b2
+	cmp in o200
 }
 
 @test "tis: a TPM that never becomes ready: exit 3 after timeout B (4 s), no command bytes taken, nothing written" {
@@ -279,8 +284,8 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 }
 
 @test "tis: damaged register answers: one sentence, exit 3, nothing written, no success" {
-	for m in sts-damage burst0 expect-stuck leftover; do
-		sim_start d$m "$S20/sock" --mode $m
+	for m in sts-damage burst0 expect-stuck expect-early leftover; do
+		sim_start d$m "$S20/sock" --mode $m --burst 5
 		run tb -T "spi:sock=$SD/d$m.spi" getrandom -o out 16
 		assert_failure 3
 		[ ! -e out ]
@@ -288,6 +293,7 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 		sts-damage) assert_output --partial "a damaged register answer" ;;
 		burst0) assert_output --partial "reported no room in its FIFO (burstCount 0) within 750 ms" ;;
 		expect-stuck) assert_output --partial "still expects bytes after the whole command" ;;
+		expect-early) assert_output --partial "stopped expecting command bytes after 5 of 12" ;;
 		leftover) assert_output --partial "more response bytes than its header announces" ;;
 		esac
 		[ "${#lines[@]}" -le 2 ]

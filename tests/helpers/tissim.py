@@ -32,6 +32,7 @@ Options:
                    answer 0xff), sts-damage (TPM_STS answers with
                    read-as-zero bits set), burst0 (burstCount 0 for ever),
                    expect-stuck (Expect stays 1 after a whole command),
+                   expect-early (Expect 0 once any byte is in),
                    leftover (4 bytes more than the response's header
                    says), fuzz (control registers' answers replaced by
                    random bytes, 1 read in --fuzz-rate, under --seed)
@@ -94,6 +95,8 @@ class Tpm:
     def expect(self):
         if self.a.mode == 'expect-stuck':
             return 1
+        if self.a.mode == 'expect-early' and self.cmd:
+            return 0
         n = self.cmd_need()
         return 1 if n is None or len(self.cmd) < n else 0
 
@@ -444,6 +447,7 @@ def main():
     p.add_argument('--mode', default='normal',
                    choices=['normal', 'never-ready', 'slow', 'floating',
                             'sts-damage', 'burst0', 'expect-stuck',
+                            'expect-early',
                             'leftover', 'fuzz'])
     p.add_argument('--slow-ms', type=int, default=3500)
     p.add_argument('--nack', type=int, default=0)
