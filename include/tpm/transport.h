@@ -27,7 +27,8 @@ struct xport {
 const char *xport_choose(const char *conf);
 /* Open the TPM described by conf (device:PATH | PATH | swtpm:path=SOCK |
  * swtpm:host=H,port=P | spi:DEV[,hz=N][,locality=L] | spi:sock=PATH |
- * i2c:DEV[,addr=A][,locality=L] | i2c:sock=PATH).  Returns 0 or an exit code with e set. */
+ * i2c:DEV[,addr=A][,locality=L] | i2c:sock=PATH).  Returns 0 or an exit
+ * code with e set. */
 int xport_open(struct xport *x, const char *conf, int timeout_s,
 	       struct tberr *e);
 /* Send one command and read one complete response (until the size in its

@@ -335,8 +335,8 @@ static int recv_rsp(struct tis *t, uint8_t *rsp, size_t cap, size_t *rlen,
 		return rc;
 	if (sts & TIS_STS_AVAIL)
 		return err_set(t->e, EX_IO, "the TPM on %s has more response "
-			       "bytes than its header announces (%u)", t->desc,
-			       size);
+			       "bytes than its header announces (%u bytes)",
+			       t->desc, size);
 	*rlen = size;
 	return wr1(t, TIS_STS, TIS_STS_READY);
 }
