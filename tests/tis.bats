@@ -307,7 +307,7 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 	want=$(tb -T "$D20" pcrread sha256:0,16)
 	ok=0 bad=0
 	for seed in $(seq 1 20); do
-		sim_start fz "$S20/sock" --mode fuzz --seed "$seed" --fuzz-rate 6
+		sim_start fz "$S20/sock" --mode fuzz --seed "$seed" --fuzz-rate 15
 		for bus in spi i2c; do
 			run tb -T "$bus:sock=$SD/fz.$bus" pcrread sha256:0,16
 			[ "$status" -lt 64 ]
