@@ -39,7 +39,7 @@
 #define TIS_TIMEOUT_A	750
 #define TIS_TIMEOUT_B	4000
 #define TIS_TIMEOUT_C	200
-#define TIS_TIMEOUT_D	30
+#define TIS_TIMEOUT_D	30	/* burstCount; waited up to A (tis.c) */
 
 #define TIS_SPI_FRAME	64	/* bytes of data in one SPI frame */
 #define TIS_I2C_MAX	32	/* bytes in one I2C read or write */

@@ -119,8 +119,9 @@ static int timeout(struct tis *t, const char *what, long ms)
 		       t->desc, what, ms);
 }
 
-/* burstCount, once stsValid is set and it is not 0 (TIMEOUT_D, or A
- * when D is short for a busy bus: the larger). */
+/* burstCount, once stsValid is set and it is not 0.  The PTP's bound
+ * for this wait is TIMEOUT_D (30 ms); a TPM busy with its FIFO on a slow
+ * or shared bus may take longer, so TIMEOUT_A (750 ms) bounds it here. */
 static int burst(struct tis *t, size_t *n)
 {
 	long deadline = until(t, TIS_TIMEOUT_A);
