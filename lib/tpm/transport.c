@@ -182,12 +182,10 @@ static int open_tcp(struct xport *x, const char *host, const char *port,
 }
 
 /* A TPM on SPI or I2C with no kernel driver: the FIFO registers. */
-static int open_tis(struct xport *x, const char *conf, int timeout_s,
-		    struct tberr *e)
+static int open_tis(struct xport *x, const char *conf, struct tberr *e)
 {
 #ifdef TPMBOX_NO_TIS
 	(void)x;
-	(void)timeout_s;
 	return err_set(e, EX_USAGE, "this build has no SPI or I2C transport "
 		       "('%.4s'): it was left out (TPMBOX_NO_TIS)", conf);
 #else
@@ -195,7 +193,6 @@ static int open_tis(struct xport *x, const char *conf, int timeout_s,
 
 	x->kind = XPORT_TIS;
 	x->tis.timeout_s = x->timeout_ms / 1000;
-	(void)timeout_s;
 	rc = tis_open(&x->tis, conf[0] == 's' ? TIS_SPI : TIS_I2C, conf + 4,
 		      e);
 	snprintf(x->desc, sizeof(x->desc), "%s", x->tis.desc);
@@ -239,7 +236,7 @@ int xport_open(struct xport *x, const char *conf, int timeout_s,
 		return open_tcp(x, host, port, e);
 	}
 	if (strncmp(conf, "spi:", 4) == 0 || strncmp(conf, "i2c:", 4) == 0)
-		return open_tis(x, conf, timeout_s, e);
+		return open_tis(x, conf, e);
 	return err_set(e, EX_USAGE, "unknown TPM '%s' (use device:PATH, "
 		       "swtpm:path=SOCKET, swtpm:host=ADDR,port=N, spi:DEV or "
 		       "i2c:DEV)", conf);
