@@ -119,21 +119,20 @@ static int timeout(struct tis *t, const char *what, long ms)
 		       t->desc, what, ms);
 }
 
-/* burstCount, once stsValid is set and it is not 0.  The PTP's bound
- * for this wait is TIMEOUT_D (30 ms); a TPM busy with its FIFO on a slow
- * or shared bus may take longer, so TIMEOUT_A (750 ms) bounds it here. */
-static int burst(struct tis *t, size_t *n)
+/* burstCount, once stsValid is set and it is not 0: from *sts, the last
+ * TPM_STS read, when it has one, else read again until it does (*sts
+ * updated).  The PTP's bound for this wait is TIMEOUT_D (30 ms); a TPM
+ * busy with its FIFO on a slow or shared bus may take longer, so
+ * TIMEOUT_A (750 ms) bounds it here. */
+static int burst(struct tis *t, uint32_t *sts, size_t *n)
 {
 	long deadline = until(t, TIS_TIMEOUT_A);
-	uint32_t sts;
 	long us = 100;
 	int rc;
 
 	for (;;) {
-		if ((rc = read_sts(t, &sts)))
-			return rc;
-		*n = (sts >> 8) & 0xffff;
-		if ((sts & TIS_STS_VALID) && *n)
+		*n = (*sts >> 8) & 0xffff;
+		if ((*sts & TIS_STS_VALID) && *n)
 			break;
 		if (now_ms() >= deadline)
 			return timeout(t, "reported no room in its FIFO "
@@ -141,6 +140,8 @@ static int burst(struct tis *t, size_t *n)
 		nap(t, us);
 		if (us < 8000)
 			us *= 2;
+		if ((rc = read_sts(t, sts)))
+			return rc;
 	}
 	if (*n > t->max)
 		*n = t->max;
@@ -244,8 +245,10 @@ static int send_cmd(struct tis *t, const uint8_t *cmd, size_t clen)
 		if (rc)
 			return rc;
 	}
+	/* Each TPM_STS read serves twice: Expect after a chunk, burstCount
+	 * for the next. */
 	while (off < clen) {
-		if ((rc = burst(t, &n)))
+		if ((rc = burst(t, &sts, &n)))
 			return rc;
 		if (n > clen - off)
 			n = clen - off;
@@ -272,29 +275,29 @@ static int send_cmd(struct tis *t, const uint8_t *cmd, size_t clen)
 	return wr1(t, TIS_STS, TIS_STS_GO);
 }
 
-/* Read n response bytes into p, burstCount by burstCount. */
-static int fifo_read(struct tis *t, uint8_t *p, size_t n, size_t done,
-		     size_t total)
+/* Read n response bytes into p, burstCount by burstCount; *sts is the
+ * last TPM_STS read, and is read again after each chunk but the last. */
+static int fifo_read(struct tis *t, uint8_t *p, size_t n, uint32_t *sts,
+		     size_t done, size_t total)
 {
 	size_t got = 0, k;
-	uint32_t sts;
 	int rc;
 
 	while (got < n) {
-		if ((rc = read_sts(t, &sts)))
-			return rc;
-		if ((sts & (TIS_STS_VALID | TIS_STS_AVAIL)) !=
+		if ((*sts & (TIS_STS_VALID | TIS_STS_AVAIL)) !=
 		    (TIS_STS_VALID | TIS_STS_AVAIL))
 			return err_set(t->e, EX_IO, "the TPM on %s stopped "
 				       "sending after %zu of %zu response "
 				       "bytes", t->desc, done + got, total);
-		if ((rc = burst(t, &k)))
+		if ((rc = burst(t, sts, &k)))
 			return rc;
 		if (k > n - got)
 			k = n - got;
 		if ((rc = rd(t, TIS_FIFO, p + got, k)))
 			return rc;
 		got += k;
+		if (got < n && (rc = read_sts(t, sts)))
+			return rc;
 	}
 	return 0;
 }
@@ -315,7 +318,7 @@ static int recv_rsp(struct tis *t, uint8_t *rsp, size_t cap, size_t *rlen,
 	}
 	if (rc)
 		return rc;
-	if ((rc = fifo_read(t, rsp, TIS_HEADER, 0, TIS_HEADER)))
+	if ((rc = fifo_read(t, rsp, TIS_HEADER, &sts, 0, TIS_HEADER)))
 		return rc;
 	size = (uint32_t)rsp[2] << 24 | (uint32_t)rsp[3] << 16 |
 	       (uint32_t)rsp[4] << 8 | rsp[5];
@@ -323,7 +326,9 @@ static int recv_rsp(struct tis *t, uint8_t *rsp, size_t cap, size_t *rlen,
 		return err_set(t->e, EX_IO, "the TPM on %s sent a response "
 			       "with an impossible size (%u bytes)", t->desc,
 			       size);
-	if ((rc = fifo_read(t, rsp + TIS_HEADER, size - TIS_HEADER,
+	if (size > TIS_HEADER && (rc = read_sts(t, &sts)))
+		return rc;
+	if ((rc = fifo_read(t, rsp + TIS_HEADER, size - TIS_HEADER, &sts,
 			    TIS_HEADER, size)))
 		return rc;
 	/* All read: dataAvail must be clear ("left-over data"). */
