@@ -284,7 +284,7 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 }
 
 @test "tis: damaged register answers: one sentence, exit 3, nothing written, no success" {
-	for m in sts-damage burst0 expect-stuck expect-early leftover; do
+	for m in sts-damage burst0 expect-stuck expect-early leftover short; do
 		sim_start d$m "$S20/sock" --mode $m --burst 5
 		run tb -T "spi:sock=$SD/d$m.spi" getrandom -o out 16
 		assert_failure 3
@@ -295,6 +295,7 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 		expect-stuck) assert_output --partial "still expects bytes after the whole command" ;;
 		expect-early) assert_output --partial "stopped expecting command bytes after 5 of 12" ;;
 		leftover) assert_output --partial "more response bytes than its header announces" ;;
+		short) assert_output --partial "stopped sending after 24 of 28 response bytes" ;;
 		esac
 		[ "${#lines[@]}" -le 2 ]
 		run tb -T "i2c:sock=$SD/d$m.i2c" pcrread sha256:0

@@ -34,7 +34,8 @@ Options:
                    expect-stuck (Expect stays 1 after a whole command),
                    expect-early (Expect 0 once any byte is in),
                    leftover (4 bytes more than the response's header
-                   says), fuzz (control registers' answers replaced by
+                   says), short (4 bytes fewer: dataAvail clears early),
+                   fuzz (control registers' answers replaced by
                    random bytes, 1 read in --fuzz-rate, under --seed)
   --slow-ms MS     for slow (default 3500: under timeout B, 4 s)
   --nack N         NACK every Nth I2C message
@@ -225,6 +226,8 @@ class Tpm:
         self.rsp = self.forward(self.cmd)
         if self.a.mode == 'leftover':
             self.rsp += b'\xde\xad\xbe\xef'
+        if self.a.mode == 'short':
+            self.rsp = self.rsp[:-4]
         self.roff = 0
         self.state = COMPLETION
 
@@ -447,7 +450,7 @@ def main():
     p.add_argument('--mode', default='normal',
                    choices=['normal', 'never-ready', 'slow', 'floating',
                             'sts-damage', 'burst0', 'expect-stuck',
-                            'expect-early',
+                            'expect-early', 'short',
                             'leftover', 'fuzz'])
     p.add_argument('--slow-ms', type=int, default=3500)
     p.add_argument('--nack', type=int, default=0)
