@@ -116,6 +116,10 @@ TINY_CFLAGS ?= -Oz -ffunction-sections -fdata-sections \
 # shutdown and lockdown (issue 29, the hand-off): past the guard (1.4 KiB
 # and 6.5 KiB here); shutdown costs the initramfs profile 4.1 KiB.
 TINY_OMIT ?= policysign pcrpredict ppi ekcert keyimport keycreate sign decrypt bind unbind luks shutdown lockdown totp
+# The SPI and I2C transports (-T spi:, -T i2c:; lib/tpm/tis.c, spi.c,
+# i2c.c: 8.7 KiB here) would pass the guard: the small build leaves
+# them out unless TINY_TIS=1 (docs/tiny.md, "A TPM on SPI or I2C").
+TINY_NO_TIS := $(if $(TINY_TIS),,-DTPMBOX_NO_TIS)
 # The small build keeps the applets' --help texts packed (about 42 KiB of
 # text in 12 KiB, tiny/packhelp.c): taken from the default build's
 # output, so `tpmbox-tiny A --help` prints the very same bytes.
@@ -139,11 +143,14 @@ tiny:
 	@TINY_AR=$(TINY_AR) MBEDTLS_SRC=$(abspath $(TINY_MBEDTLS_SRC)) \
 		sh tiny/mbedtls.sh $(TINY_MBEDTLS) $(TINY_CC) $(TINY_CFLAGS)
 	@[ ! $(TINY_BIN) -ot $(TINY_MBEDTLS)/libmbedcrypto.a ] || rm -f $(TINY_BIN)
+	@# TINY_TIS changed since the last build: transport.c is built again
+	@echo "$(TINY_NO_TIS)" | cmp -s - $(TINY_BUILD)/tis.flag || { mkdir -p $(TINY_BUILD) && \
+		rm -f $(TINY_BUILD)/obj/lib/tpm/transport.o && echo "$(TINY_NO_TIS)" > $(TINY_BUILD)/tis.flag; }
 	@$(MAKE) --no-print-directory BUILD=$(TINY_BUILD)/obj BIN=$(TINY_BIN) \
 		TINY_HELP_FROM=$(BIN) CC=$(TINY_CC) LDFLAGS="$(TINY_LDFLAGS)" LDLIBS=-lmbedcrypto \
 		OMIT_APPLETS="$(TINY_OMIT)" \
 		EXTRA_SRC=$(TINY_HELP) \
-		CFLAGS="$(TINY_CFLAGS) -I$(TINY_MBEDTLS_SRC)/include -Itiny \
+		CFLAGS="$(TINY_CFLAGS) -I$(TINY_MBEDTLS_SRC)/include -Itiny $(TINY_NO_TIS) \
 		-DTPMBOX_PACKED_HELP -DMBEDTLS_CONFIG_FILE='\"mbedtls-config.h\"'" $(TINY_BIN)
 	@echo "$(TINY_BIN): $$(stat -c %s $(TINY_BIN)) bytes"
 

@@ -168,7 +168,8 @@ int ctx_help(struct ctx *c, const struct applet *a)
 			"takeown --srk-pub wrote it)\n" : "");
 	fputs("\nCommon options (before or after the applet name):\n"
 	      "  -T, --tcti CONF   TPM: device:PATH, swtpm:path=SOCKET, "
-	      "swtpm:host=ADDR,port=N\n"
+	      "swtpm:host=ADDR,port=N,\n"
+	      "                    spi:/dev/spidevB.C, i2c:/dev/i2c-N\n"
 	      "  --timeout S       give up on a TPM that does not answer "
 	      "(default 120)\n"
 	      "  --trace           show each command and response (secrets "

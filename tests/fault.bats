@@ -19,6 +19,15 @@
 #                  and a DA parameter on a TPM cleared before each run;
 #                  luks-enroll-sd, -clevis, -tpmbox: luks enroll on a
 #                  fresh image each run)
+#
+# The SPI and I2C transports (-T spi:, -T i2c:; issue 28) pass a TPM's
+# response up as the socket transport does, so the damage this proxy does
+# to responses meets the same parsers there; what is theirs alone, the
+# bus's registers, gets its damage from tests/helpers/tissim.py's modes
+# (tests/tis.bats: damaged TPM_STS, burstCount 0, Expect stuck, left-over
+# data, a floating bus, NACKs, fuzzed register answers).  The proxy can
+# sit behind the simulator (tissim.py --swtpm PROXY_SOCKET) when a run
+# over the bus is wanted.
 
 load helpers/common
 

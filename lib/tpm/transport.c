@@ -40,8 +40,7 @@ const char *xport_choose(const char *conf)
 	return default_device();
 }
 
-/* Find key=value in a comma list "a=1,b=2"; copies into out. */
-static int kv(const char *list, const char *key, char *out, size_t n)
+int xport_opt(const char *list, const char *key, char *out, size_t n)
 {
 	size_t kl = strlen(key);
 	const char *p = list;
@@ -182,6 +181,25 @@ static int open_tcp(struct xport *x, const char *host, const char *port,
 	return 0;
 }
 
+/* A TPM on SPI or I2C with no kernel driver: the FIFO registers. */
+static int open_tis(struct xport *x, const char *conf, struct tberr *e)
+{
+#ifdef TPMBOX_NO_TIS
+	(void)x;
+	return err_set(e, EX_USAGE, "this build has no SPI or I2C transport "
+		       "('%.4s'): it was left out (TPMBOX_NO_TIS)", conf);
+#else
+	int rc;
+
+	x->kind = XPORT_TIS;
+	x->tis.timeout_s = x->timeout_ms / 1000;
+	rc = tis_open(&x->tis, conf[0] == 's' ? TIS_SPI : TIS_I2C, conf + 4,
+		      e);
+	snprintf(x->desc, sizeof(x->desc), "%s", x->tis.desc);
+	return rc;
+#endif
+}
+
 int xport_open(struct xport *x, const char *conf, int timeout_s,
 	       struct tberr *e)
 {
@@ -209,16 +227,19 @@ int xport_open(struct xport *x, const char *conf, int timeout_s,
 	if (strncmp(conf, "swtpm", 5) == 0 &&
 	    (conf[5] == ':' || conf[5] == '\0')) {
 		opts = conf[5] ? conf + 6 : "";
-		if (kv(opts, "path", path, sizeof(path)) > 0)
+		if (xport_opt(opts, "path", path, sizeof(path)) > 0)
 			return open_unix(x, path, e);
-		if (kv(opts, "host", host, sizeof(host)) <= 0)
+		if (xport_opt(opts, "host", host, sizeof(host)) <= 0)
 			strcpy(host, "127.0.0.1");
-		if (kv(opts, "port", port, sizeof(port)) <= 0)
+		if (xport_opt(opts, "port", port, sizeof(port)) <= 0)
 			strcpy(port, "2321");
 		return open_tcp(x, host, port, e);
 	}
+	if (strncmp(conf, "spi:", 4) == 0 || strncmp(conf, "i2c:", 4) == 0)
+		return open_tis(x, conf, e);
 	return err_set(e, EX_USAGE, "unknown TPM '%s' (use device:PATH, "
-		       "swtpm:path=SOCKET or swtpm:host=ADDR,port=N)", conf);
+		       "swtpm:path=SOCKET, swtpm:host=ADDR,port=N, spi:DEV or "
+		       "i2c:DEV)", conf);
 }
 
 static long now_ms(void)
@@ -279,6 +300,16 @@ int xport_transmit(struct xport *x, const uint8_t *cmd, size_t clen,
 		deadline = x->grace_until;
 
 	*rlen = 0;
+#ifndef TPMBOX_NO_TIS
+	if (x->kind == XPORT_TIS) {
+		rc = tis_transmit(&x->tis, cmd, clen, rsp, cap, rlen,
+				  deadline, e);
+		/* What follows a timeout is cleanup: one second in all. */
+		if (rc && x->tis.timed_out && !x->grace_until)
+			x->grace_until = now_ms() + XPORT_GRACE_MS;
+		return rc;
+	}
+#endif
 	/* Bytes waiting before a command is sent answer no command (a
 	 * response sent twice, or a late one): taking them as the next
 	 * answer would pair this command with another's response. */
@@ -347,6 +378,12 @@ int xport_transmit(struct xport *x, const uint8_t *cmd, size_t clen,
 
 void xport_close(struct xport *x)
 {
+#ifndef TPMBOX_NO_TIS
+	if (x->kind == XPORT_TIS) {
+		tis_close(&x->tis);
+		return;
+	}
+#endif
 	if (x->fd >= 0)
 		close(x->fd);
 	x->fd = -1;
