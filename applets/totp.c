@@ -107,6 +107,10 @@ static int parse_num(const char *s, uint64_t max, uint64_t *v)
 static uint64_t step_now(const struct otp_params *p, uint64_t now,
 			 unsigned *left)
 {
+	if (!p->period) {	/* the blob reader refuses 0 */
+		*left = 0;
+		return 0;
+	}
 	*left = p->period - (unsigned)(now % p->period);
 	return otp_step(now, p->period);
 }

@@ -640,7 +640,7 @@ extended() {
 	fi
 	for w in "getrandom 32" "pcrread sha256:7" "extend PCR 16 (sha256)" \
 		 "dalock (DA state)" "seal+unseal (PCR policy)" \
-		 "quote+checkquote"; do
+		 "quote+checkquote" "totp show (tpm2-tools: unseal, oathtool)"; do
 		assert_line --regexp "^$(printf '%s' "$w" | sed 's/[()+]/\\&/g') +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3} "
 	done
 	assert_line --regexp "^  whole workflow +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{3}$"
@@ -759,11 +759,17 @@ extended() {
 	want=$(sed -n 's/^INITRAMFS_APPLETS ?= *//p' "$ROOT/Makefile" | tr ' ' '\n' | sort)
 	[ "$(echo "$want" | wc -l)" -ge 3 ]
 	[ "$("$I" --list | awk '{print $1}')" = "$want" ]
-	# every applet the keyscript runs is there
+	# every applet the keyscript runs is there, or the keyscript asks
+	# first whether the image's tpmbox has it (luks for a header token,
+	# totp for TPMBOX_TOTP: they need a fuller tpmbox, docs/tiny.md)
 	n=0
 	for a in $(grep -oE '"\$TPMBOX"( --timeout "\$TPMBOX_TIMEOUT")? [a-z]+' \
-			"$ROOT/initramfs/tpmbox-unlock" | awk '{print $NF}'); do
-		echo "$want" | grep -qx -- "$a" || { echo "the keyscript runs $a"; false; }
+			"$ROOT/initramfs/tpmbox-unlock" | awk '{print $NF}' | sort -u); do
+		if ! echo "$want" | grep -qx -- "$a"; then
+			grep -qF "\"\$TPMBOX\" $a --help" "$ROOT/initramfs/tpmbox-unlock" ||
+				{ echo "the keyscript runs $a without asking first"; false; }
+			continue
+		fi
 		n=$((n + 1))
 	done
 	[ "$n" -ge 3 ]

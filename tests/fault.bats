@@ -336,7 +336,10 @@ recipe() {
 	policysign|pcrpredict) return 2 ;;	# likewise (host-side only)
 	ppi) return 2 ;;	# sysfs only: tests/ppi.bats and fuzz_ppi
 	dalock) ARGS=(dalock --reset) ;;
-	shutdown) ARGS=(shutdown) ;;
+	# --clear: pcrallocate's recipe (before it in the list) leaves an
+	# allocation pending, and the TPM then refuses Shutdown(STATE)
+	# (TPM_RC_TYPE, as the man page says); handoff.bats tests STATE
+	shutdown) ARGS=(shutdown --clear) ;;
 	# every step's reads and the platform probe, nothing changed
 	lockdown) ARGS=(lockdown --extend 16 --disable-clear --platform --dry-run --json) ;;
 	# the extend and TPM2_ClearControl for real, disableClear lifted

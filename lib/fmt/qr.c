@@ -361,7 +361,7 @@ long qr_penalty(const struct qr *q)
 int qr_encode(const uint8_t *data, size_t n, int version, int mask,
 	      struct qr *q, struct tberr *e)
 {
-	struct sym *s = calloc(1, sizeof(*s)), *t = NULL;
+	struct sym *s, *t = NULL;
 	struct bits bits;
 	uint8_t cw[MAX_CW];
 	size_t ncw;
@@ -371,6 +371,7 @@ int qr_encode(const uint8_t *data, size_t n, int version, int mask,
 	if (version < 0 || version > QR_VERSION_MAX || mask < -1 || mask > 7)
 		return err_set(e, EX_USAGE, "QR version %d or mask %d is out "
 			       "of range", version, mask);
+	s = calloc(1, sizeof(*s));
 	if (!s || !(t = malloc(sizeof(*t)))) {
 		free(s);
 		return err_set(e, EX_FAIL, "out of memory");

@@ -252,7 +252,7 @@ static int counter_step(struct tpm *t, struct nv_public *pub,
 	struct nv_opts no;
 	struct nv_access x;
 	struct nv_auth na;
-	uint8_t v[8];
+	uint8_t v[8] = { 0 };
 	int rc, i;
 
 	memset(&no, 0, sizeof(no));

@@ -44,7 +44,7 @@ TPM=$W/tpm
 tb_enroll=
 "$TPMBOX" luks --help 2>/dev/null | grep -q -- '--as' && tb_enroll=1
 vm_swtpm_host "$TPM" sh -c '
-	ln -sf "$2/host.ctrl" "$2/host.sock.ctrl"
+	ln -sf host.ctrl "$2/host.sock.ctrl"
 	enroll() { PASSWORD=$(cat "$1/pass") systemd-cryptenroll \
 		--tpm2-device="swtpm:path=$2/host.sock" --tpm2-pcrs=15 "$3" &&
 		tpm2_flushcontext -t -T "swtpm:path=$2/host.sock" 2>/dev/null; true; }
