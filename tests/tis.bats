@@ -189,6 +189,20 @@ I2C12() { tb -T "i2c:sock=$SD/m12.i2c" "$@"; }
 	assert_failure
 }
 
+@test "tis 1.2: akcreate (an AIK) and quote over SPI and I2C; checkquote verifies them, and a quote over the socket with the same AIK" {
+	OWN=(--owner-auth str:opass)
+	I2C12 akcreate -o ak.blob --pub ak.pem "${OWN[@]}" >/dev/null
+	SPI12 quote -k ak.blob -p 0,9 -n 0011223344 -o q1 >/dev/null
+	I2C12 quote -k ak.blob -p 0,9 -n 5566778899 -o q2 >/dev/null
+	tb -T "$D12" quote -k ak.blob -p 0,9 -n aabbccddee -o q3 >/dev/null
+	tb checkquote -k ak.pem -n 0011223344 -p 0,9 q1
+	tb checkquote -k ak.pem -n 5566778899 -p 0,9 q2
+	tb checkquote -k ak.pem -n aabbccddee -p 0,9 q3
+	# another nonce is refused (the check can fail)
+	run tb checkquote -k ak.pem -n 0011223345 -p 0,9 q1
+	assert_failure
+}
+
 @test "tis: SPI wait states of 0, 1 and 50 bytes: the same answers; the simulator counts the polled bytes" {
 	want=$(tb -T "$D20" pcrread sha256:16)
 	for w in 0 1 50; do
