@@ -18,6 +18,7 @@
 struct pcr_vals;
 
 struct tpm;
+struct tpm2_public;
 
 enum { LUKS_TOK_OTHER = 0, LUKS_TOK_SYSTEMD, LUKS_TOK_CLEVIS, LUKS_TOK_TPMBOX };
 
@@ -60,6 +61,13 @@ int luks_load_mem(const uint8_t *p, size_t n, const char *what,
  * and one PCR_Read of every PCR any token names. */
 int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e);
 void luks_vol_free(struct luks_vol *v);
+/* The legacy primary systemd (before 254) and clevis seal under:
+ * tpm2_createprimary's default template (the standard SRK's without
+ * noDA), RSA-2048 or ECC P-256, name_alg (0: SHA-256), made under the
+ * owner hierarchy with an empty value into *h and *pub.  The caller
+ * prefixes the error with what it was for. */
+int luks_legacy_primary(struct tpm *t, int rsa, uint16_t name_alg,
+			uint32_t *h, struct tpm2_public *pub, struct tberr *e);
 /* The policy digest (halg) d, holding the digest so far (zeros, or
  * PolicyAuthorize's), extended by PolicyPCR over bank:mask with their
  * values out of all (when mask; sub is room for them) and PolicyAuthValue

@@ -7,6 +7,7 @@
 #include "crypto/hash.h"
 #include "job/luks.h"
 #include "job/tpm.h"
+#include "tpm2/object.h"
 #include "tpm2/pcr.h"
 #include "tpm2/policy.h"
 
@@ -303,5 +304,27 @@ int luks_match(struct tpm *t, struct luks_vol *v, struct tberr *e)
 out:
 	free(all);
 	free(sub);
+	return rc;
+}
+
+int luks_legacy_primary(struct tpm *t, int rsa, uint16_t name_alg,
+			uint32_t *h, struct tpm2_public *pub, struct tberr *e)
+{
+	struct tpm2_public *tmpl = calloc(1, sizeof(*tmpl));
+	int rc = 0;
+
+	*h = 0;
+	if (!tmpl)
+		return err_set(e, EX_FAIL, "out of memory");
+	tpm2_srk_template(tmpl, rsa);
+	tmpl->attrs &= ~TPMA_OBJECT_NODA;
+	if (name_alg)
+		tmpl->name_alg = name_alg;
+	if (tpm2_public_finish(tmpl))
+		rc = err_set(e, EX_FAIL, "the legacy primary's template");
+	else
+		rc = tpm2_create_primary(t, TPM2_RH_OWNER, NULL, tmpl, NULL, 0,
+					 h, pub);
+	free(tmpl);
 	return rc;
 }

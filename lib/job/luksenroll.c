@@ -104,25 +104,12 @@ static int policy_now(struct tpm *t, const struct pcr_sel *sel, int pin,
 static int legacy_primary(struct tpm *t, uint32_t *prim,
 			  struct tpm2_public *ppub, struct tberr *e)
 {
-	struct tpm2_public *tmpl = calloc(1, sizeof(*tmpl));
-	int rc = 0;
-
 	*prim = 0;
-	if (!tmpl)
-		return err_set(e, EX_FAIL, "out of memory");
-	tpm2_srk_template(tmpl, 0);
-	tmpl->attrs &= ~TPMA_OBJECT_NODA;
-	if (tpm2_public_finish(tmpl))
-		rc = err_set(e, EX_FAIL, "the primary's template");
-	else if (tpm_trust_begin(t))
-		rc = e->code;
-	else if (tpm2_create_primary(t, TPM2_RH_OWNER, NULL, tmpl, NULL, 0,
-				     prim, ppub))
-		rc = err_prefix(e, "making the primary key");
-	else if (tpm2_trust_start(t, *prim, ppub))
-		rc = e->code;
-	free(tmpl);
-	return rc;
+	if (tpm_trust_begin(t))
+		return e->code;
+	if (luks_legacy_primary(t, 0, 0, prim, ppub, e))
+		return err_prefix(e, "making the primary key");
+	return tpm2_trust_start(t, *prim, ppub) ? e->code : 0;
 }
 
 /* data sealed under the primary in a keyedhash object (attrs,

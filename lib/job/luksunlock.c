@@ -230,7 +230,6 @@ static int sd_parent(struct tpm *t, const struct sdtpm2 *sd, const char *what,
 		     struct tberr *e)
 {
 	struct srk_want want;
-	struct tpm2_public tmpl;
 
 	memset(srk, 0, sizeof(*srk));
 	if (sd->has_srk) {
@@ -253,12 +252,8 @@ static int sd_parent(struct tpm *t, const struct sdtpm2 *sd, const char *what,
 	/* systemd before 254: a primary from the legacy template, made
 	 * under the owner hierarchy each time (its answer HMACed in the
 	 * process session when a pin is set). */
-	tpm2_srk_template(&tmpl, sd->primary_alg == TPM2_ALG_RSA);
-	tmpl.attrs &= ~TPMA_OBJECT_NODA;
-	if (tpm2_public_finish(&tmpl))
-		return err_set(e, EX_FAIL, "the legacy primary's template");
-	if (tpm2_create_primary(t, TPM2_RH_OWNER, NULL, &tmpl, NULL, 0,
-				&srk->handle, &srk->pub))
+	if (luks_legacy_primary(t, sd->primary_alg == TPM2_ALG_RSA, 0,
+				&srk->handle, &srk->pub, e))
 		return err_prefix(e, "%s: making systemd's primary key", what);
 	srk->transient = 1;
 	return 0;
@@ -607,7 +602,7 @@ static int cl_tpm2(struct tpm *t, const struct clevis_pin *p,
 {
 	struct pcr_vals *cur = malloc(sizeof(*cur)), *sub = malloc(sizeof(*sub));
 	struct tpm2_session *s = NULL;
-	struct tpm2_public tmpl, ppub;
+	struct tpm2_public ppub;
 	struct tpm2_auth pa, a;
 	struct pcr_sel sel;
 	uint8_t d[TPM2_MAX_DIGEST], secret[SECRET_MAX];
@@ -639,15 +634,8 @@ static int cl_tpm2(struct tpm *t, const struct clevis_pin *p,
 		goto out;
 	}
 	/* tpm2_createprimary's default template (clevis -G key -g hash) */
-	tpm2_srk_template(&tmpl, p->key == TPM2_ALG_RSA);
-	tmpl.attrs &= ~TPMA_OBJECT_NODA;
-	tmpl.name_alg = p->hash ? p->hash : TPM2_ALG_SHA256;
-	if (tpm2_public_finish(&tmpl)) {
-		rc = err_set(e, EX_FAIL, "%s: the primary's template", what);
-		goto out;
-	}
-	if (tpm2_create_primary(t, TPM2_RH_OWNER, NULL, &tmpl, NULL, 0, &prim,
-				&ppub)) {
+	if (luks_legacy_primary(t, p->key == TPM2_ALG_RSA, p->hash, &prim,
+				&ppub, e)) {
 		rc = err_prefix(e, "%s: making clevis' primary key", what);
 		goto out;
 	}
