@@ -52,6 +52,9 @@ crash_trials() {
 	local name=$1 out=$2 valid=$3 i pid us delay had old=0 new=0 none=0
 	local killed=0 stray=0
 	shift 4
+	# tb is a shell function: in the background it is a subshell, and
+	# kill -9 would hit the subshell and leave tpmbox running
+	[ "$1" != tb ] || set -- "$TPMBOX" "${@:2}"
 	rm -f "$out"
 	us=$(run_us "$@" -f)
 	rm -f "$out" "$out".tmp.*

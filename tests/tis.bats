@@ -28,8 +28,17 @@ sim_start() {
 	echo "tissim $name did not start: $(cat "$SD/$name.err")" >&2
 	return 1
 }
-# cnt NAME KEY: a counter of the last client of simulator NAME
-cnt() { sed -n "s/^$2=//p" "$SD/$1.cnt"; }
+# cnt NAME KEY: a counter of the last client of simulator NAME.  The
+# simulator writes its counters when the client's connection closes,
+# which can come after tpmbox has exited: wait (up to 5 s) for busy=0.
+cnt() {
+	local i
+	for i in $(seq 1 100); do
+		grep -qx busy=0 "$SD/$1.cnt" 2>/dev/null && break
+		sleep 0.05
+	done
+	sed -n "s/^$2=//p" "$SD/$1.cnt"
+}
 
 setup_file() {
 	# the small build leaves the transports out (TINY_TIS, docs/tiny.md):

@@ -157,6 +157,9 @@
 #define TPM2_RC_FAILURE		0x101u
 #define TPM2_RC_VALUE		0x084u	/* format 1 */
 #define TPM2_RC_TESTING		0x90au
+#define TPM2_RC_OBJECT_MEMORY	0x902u
+#define TPM2_RC_SESSION_MEMORY	0x903u
+#define TPM2_RC_MEMORY		0x904u
 #define TPM2_RC_YIELDED		0x908u
 #define TPM2_RC_RETRY		0x922u
 #define TPM2_RC_LOCKOUT		0x921u

@@ -36,6 +36,10 @@ int xport_open(struct xport *x, const char *conf, int timeout_s,
 int xport_transmit(struct xport *x, const uint8_t *cmd, size_t clen,
 		   uint8_t *rsp, size_t cap, size_t *rlen, struct tberr *e);
 void xport_close(struct xport *x);
+/* Whether a resource manager stands between tpmbox and the TPM (the
+ * kernel's /dev/tpmrm*): it flushes what a process leaves loaded.  On
+ * /dev/tpm*, swtpm's sockets and the buses nothing does. */
+int xport_has_rm(const struct xport *x);
 /* Find key=value in a comma list "a=1,b=2" and copy the value into out:
  * 1 found, 0 absent, -1 too long for out. */
 int xport_opt(const char *list, const char *key, char *out, size_t n);

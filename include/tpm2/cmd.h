@@ -28,6 +28,15 @@ struct tpm {
 	struct tberr *e;
 	tpm_trace_fn trace;
 	unsigned ncmds;		/* commands sent, for bench and tests */
+	/* Transient objects and sessions this process loaded and has not
+	 * flushed (lib/tpm2/cmd.c): never taken for another's leftovers.
+	 * nown past TPM2_OWN_MAX: no longer known, nothing is flushed. */
+#define TPM2_OWN_MAX 16
+	uint32_t own[TPM2_OWN_MAX];
+	unsigned nown;
+	/* Leftovers flushed to make room (see flush_leftovers). */
+	unsigned nflushed;
+	int in_recovery;
 	/* TPM_FAMILY_12 / TPM_FAMILY_20 once known (lib/job/tpm.c), else 0. */
 	int family;
 	/* The trust anchor and the process's salted session

@@ -388,3 +388,14 @@ void xport_close(struct xport *x)
 		close(x->fd);
 	x->fd = -1;
 }
+
+int xport_has_rm(const struct xport *x)
+{
+	const char *base;
+
+	if (x->kind != XPORT_DEVICE)
+		return 0;
+	base = strrchr(x->desc, '/');
+	base = base ? base + 1 : x->desc;
+	return strncmp(base, "tpmrm", 5) == 0;
+}

@@ -79,7 +79,7 @@ int tpm2_gethandles(struct tpm *t, uint32_t first, uint32_t *out,
 	*n = 0;
 	while (more) {
 		struct tb r;
-		uint32_t cnt, i, h = 0;
+		uint32_t cnt, i, h = 0, k = 0;
 
 		if ((rc = getcap(t, TPM2_CAP_HANDLES, next, 254, buf,
 				 sizeof(buf), &len, &more)))
@@ -91,7 +91,13 @@ int tpm2_gethandles(struct tpm *t, uint32_t first, uint32_t *out,
 				       "malformed handle list");
 		for (i = 0; i < cnt; i++) {
 			h = tb_get_u32(&r);
-			if ((h & 0xff000000u) != type || h < next)
+			/* Loaded sessions (TPM_HT_LOADED_SESSION) are listed
+			 * with their own type, 0x03 for a policy session:
+			 * ordered within the type asked for. */
+			k = h;
+			if (type == 0x02000000u && (h >> 24) == 0x03)
+				k = type | (h & 0xffffffu);
+			if ((k & 0xff000000u) != type || k < next)
 				return err_set(t->e, EX_IO, "TPM2_GetCapability:"
 					       " handle 0x%08x out of order",
 					       h);
@@ -102,9 +108,9 @@ int tpm2_gethandles(struct tpm *t, uint32_t first, uint32_t *out,
 					       "that many", cap, type >> 24);
 			out[(*n)++] = h;
 		}
-		if (cnt == 0 || h == 0xffffffffu || (h + 1) >> 24 != type >> 24)
+		if (cnt == 0 || k == 0xffffffffu || (k + 1) >> 24 != type >> 24)
 			break;
-		next = h + 1;
+		next = k + 1;
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include "base/tpm2const.h"
 #include "tpm2/cap.h"
 #include "tpm2/cmd.h"
+#include "tpm2/object.h"
 #include "tpm2/rc.h"
 
 #define MAX_RETRIES 12
@@ -343,12 +344,105 @@ static void lockout_hint(struct tpm *t)
 			 "'tpmbox dalock --reset'", cnt, max);
 }
 
+/* What this process has loaded: the handle a command returned (Load,
+ * CreatePrimary, StartAuthSession...), until FlushContext takes it. */
+static int is_loaded_kind(uint32_t h)
+{
+	uint8_t ht = (uint8_t)(h >> 24);
+
+	return ht == 0x80 || ht == 0x02 || ht == 0x03;
+}
+
+static void own_note(struct tpm *t, const struct tpm2_call *c)
+{
+	unsigned i;
+
+	if (c->cc == TPM2_CC_FlushContext && c->plen >= 4) {
+		uint32_t h = ((uint32_t)c->params[0] << 24) |
+			     ((uint32_t)c->params[1] << 16) |
+			     ((uint32_t)c->params[2] << 8) | c->params[3];
+
+		for (i = 0; i < t->nown && i < TPM2_OWN_MAX; i++)
+			if (t->own[i] == h) {
+				t->own[i] = t->own[--t->nown];
+				break;
+			}
+		return;
+	}
+	if (!c->nrh || !is_loaded_kind(c->rh) || t->nown > TPM2_OWN_MAX)
+		return;
+	if (t->nown < TPM2_OWN_MAX)
+		t->own[t->nown] = c->rh;
+	t->nown++;
+}
+
+static int is_own(const struct tpm *t, uint32_t h)
+{
+	unsigned i;
+
+	/* Sessions: the TPM may list a policy session (0x03) among the
+	 * loaded ones (0x02); the low 24 bits name it either way. */
+	for (i = 0; i < t->nown && i < TPM2_OWN_MAX; i++)
+		if (t->own[i] == h || ((t->own[i] >> 24) != 0x80 &&
+				       (h >> 24) != 0x80 &&
+				       ((t->own[i] ^ h) & 0xffffffu) == 0))
+			return 1;
+	return 0;
+}
+
+/* A process killed with objects or sessions loaded (kill -9, the OOM
+ * killer, a power button in a script) leaves them in the TPM when no
+ * resource manager flushes for it: /dev/tpm0, swtpm's socket, the
+ * buses.  They stay until the next TPM reset, and every later Create or
+ * StartAuthSession fails with OBJECT_MEMORY or SESSION_MEMORY.  Only
+ * one process at a time can talk to such a TPM (the kernel opens
+ * /dev/tpm0 once, swtpm serves one connection, the bus is locked), so
+ * any transient object or loaded session that is not this process's is
+ * a leftover.  Saved sessions (another tool's, waiting in a file) are
+ * kept.  Asked without the process session: its nonces must stay as
+ * the command about to be sent again was built with.  Returns the
+ * number flushed. */
+static unsigned flush_leftovers(struct tpm *t, uint32_t rc)
+{
+	static const uint32_t kinds[2] = {0x80000000u, 0x02000000u};
+	int (*attach)(struct tpm *, struct tpm2_call *, struct tpm2_auth *) =
+		t->attach;
+	int (*after)(struct tpm *, struct tpm2_call *, int) = t->after;
+	struct tberr keep = *t->e;
+	uint32_t hs[64];
+	unsigned flushed = 0;
+	size_t n, i;
+	int k;
+
+	if (t->nown > TPM2_OWN_MAX)
+		return 0;
+	t->attach = NULL;
+	t->after = NULL;
+	t->in_recovery = 1;
+	for (k = 0; k < 2; k++) {
+		if ((k == 0 && rc == TPM2_RC_SESSION_MEMORY) ||
+		    (k == 1 && rc == TPM2_RC_OBJECT_MEMORY))
+			continue;
+		if (tpm2_gethandles(t, kinds[k], hs, 64, &n))
+			break;
+		for (i = 0; i < n; i++)
+			if (!is_own(t, hs[i]) && tpm2_flush(t, hs[i]) == 0)
+				flushed++;
+	}
+	t->in_recovery = 0;
+	t->attach = attach;
+	t->after = after;
+	*t->e = keep;
+	t->nflushed += flushed;
+	return flushed;
+}
+
 static int call(struct tpm *t, struct tpm2_call *c)
 {
 	struct tb b;
 	size_t auth_at, auth_len, rlen;
 	long backoff = 20, deadline;
-	int tries, rc;
+	int tries, rc, recovered = 0;
 	char what[200];
 
 	if ((rc = build(t, c, &b, &auth_at, &auth_len)))
@@ -378,13 +472,36 @@ static int call(struct tpm *t, struct tpm2_call *c)
 				backoff *= 2;
 			continue;
 		}
+		/* Out of room: leftovers of a killed process are flushed
+		 * and the same bytes sent once more (the TPM did nothing,
+		 * so the sessions' nonces still hold). */
+		if ((c->rc == TPM2_RC_OBJECT_MEMORY ||
+		     c->rc == TPM2_RC_SESSION_MEMORY ||
+		     c->rc == TPM2_RC_MEMORY) && !recovered &&
+		    !t->in_recovery && !xport_has_rm(&t->x)) {
+			uint8_t *copy = malloc(b.len);
+			unsigned n;
+
+			recovered = 1;
+			if (!copy)
+				break;
+			memcpy(copy, b.p, b.len);
+			n = flush_leftovers(t, c->rc);
+			memcpy(t->cmd, copy, b.len);
+			explicit_bzero(copy, b.len);
+			free(copy);
+			if (n)
+				continue;
+		}
 		break;
 	}
 	explicit_bzero(t->cmd, b.len);
 	if (rc)
 		return rc;
-	if (c->rc == 0)
+	if (c->rc == 0) {
+		own_note(t, c);
 		return 0;
+	}
 	rc_describe(c->rc, what, sizeof(what));
 	err_set(t->e, rc_exit(c->rc), "%s: %s", tpm2_cc_name(c->cc), what);
 	t->e->rc = c->rc;

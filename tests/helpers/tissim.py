@@ -43,7 +43,8 @@ Options:
   --counters FILE  per client connection, written when it closes:
                    commands, register reads and writes, SPI frames and
                    bytes, wait states, I2C messages and bytes, NACKs,
-                   guard violations, command bytes taken
+                   guard violations, command bytes taken; busy=1
+                   from accept until the client is gone, then busy=0
 """
 import argparse
 import os
@@ -427,13 +428,16 @@ def listen(path):
     return s
 
 
-def write_counters(a, tpm):
+def write_counters(a, tpm, busy):
     if not a.counters:
         return
     tmp = a.counters + '.tmp'
     with open(tmp, 'w') as f:
         for k, v in tpm.c.items():
             f.write('%s=%d\n' % (k, v))
+        # busy=1 from accept until the client has gone: a reader waits
+        # for busy=0 to see this client's final counts
+        f.write('busy=%d\n' % busy)
     os.replace(tmp, a.counters)
 
 
@@ -474,6 +478,7 @@ def main():
         for srv in r:
             conn, _ = srv.accept()
             tpm.reset_conn()
+            write_counters(a, tpm, 1)
             bus = Spi(tpm, a) if ls[srv] == 'spi' else I2c(tpm, a)
             try:
                 while True:
@@ -482,7 +487,7 @@ def main():
                 pass
             conn.close()
             # what a process leaves behind: its locality given back
-            write_counters(a, tpm)
+            write_counters(a, tpm, 0)
             tpm.reset_conn()
 
 
