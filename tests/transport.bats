@@ -278,6 +278,67 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 	[ "$n" -le 20 ]
 }
 
+# A policy session started by a client that then goes away without
+# flushing it (what a killed process leaves): TPM2_StartAuthSession,
+# unbound, unsalted, through tpm2_send; the answer: a 0x03 handle.
+leave_session() {
+	printf '%s%s%s' 80010000002b00000176 40000007400000070010 \
+		000000000000000000000000000000000000010010000b |
+		xxd -r -p | tpm2_send -T "swtpm:path=${TPMBOX_TCTI#swtpm:path=}" |
+		xxd -p | grep -q '^8001000000200000000003'
+}
+
+@test "transport: objects and sessions a killed process left in a TPM without a resource manager are flushed when it is full; another tool's saved session and persistent keys are kept" {
+	export TPM2TOOLS_TCTI="swtpm:path=${TPMBOX_TCTI#swtpm:path=}"
+	d=$BATS_TEST_TMPDIR
+	tb takeown >/dev/null
+	pers=$(tpm2_getcap handles-persistent)
+	[ -n "$pers" ]
+	# tpm2-tools leaves each primary loaded when nothing flushes for
+	# it; three fill swtpm, and the fourth is refused (the control)
+	for i in 1 2 3; do tpm2_createprimary -C o -G ecc -c "$d/p$i.ctx" >/dev/null; done
+	run tpm2_createprimary -C o -G ecc -c "$d/p4.ctx"
+	assert_failure
+	assert_output --partial "0x902"
+	tpm2_startauthsession --policy-session -S "$d/saved.ctx"
+	leave_session
+	leave_session
+	[ "$(tpm2_getcap handles-transient | wc -l)" -eq 3 ]
+	[ "$(tpm2_getcap handles-loaded-session | wc -l)" -eq 2 ]
+	saved=$(tpm2_getcap handles-saved-session)
+	[ -n "$saved" ]
+	head -c 32 /dev/urandom > "$d/secret"
+	tb seal -p sha256:0 -o "$d/blob" "$d/secret"
+	[ -z "$(tpm2_getcap handles-transient)" ]
+	# sessions were not short: the two left over are still there
+	[ "$(tpm2_getcap handles-loaded-session | wc -l)" -eq 2 ]
+	# the other tool's saved session is still there and still works
+	[ "$(tpm2_getcap handles-saved-session)" = "$saved" ]
+	tpm2_policypcr -S "$d/saved.ctx" -l sha256:0 >/dev/null
+	tpm2_flushcontext "$d/saved.ctx"
+	tb unseal "$d/blob" | cmp - "$d/secret"
+	# sessions full: unseal's sessions find room too
+	leave_session
+	run tpm2_startauthsession -S "$d/s2.ctx"
+	assert_failure
+	assert_output --partial "0x903"
+	tb unseal "$d/blob" | cmp - "$d/secret"
+	[ -z "$(tpm2_getcap handles-loaded-session)" ]
+	[ -z "$(tpm2_getcap handles-transient)" ]
+	[ "$(tpm2_getcap handles-persistent)" = "$pers" ]
+	tb info >/dev/null
+}
+
+@test "transport: a TPM that stays full after the flush: one more try, then exit 1 naming OBJECT_MEMORY (no loop)" {
+	fake full
+	run tb -T "swtpm:path=$F" getrandom 4
+	assert_failure 1
+	assert_output --partial "TPM2_GetRandom: TPM_RC_OBJECT_MEMORY"
+	# GetRandom, the transient handles, three flushes, GetRandom again
+	[ "$(tr '\n' ' ' < "$BATS_TEST_TMPDIR/fake.log")" = \
+	  "0x17b 0x17a 0x165 0x165 0x165 0x17b " ]
+}
+
 @test "transport: 150 damaged responses: no crash, no hang, valid JSON whenever it succeeds" {
 	# TRANSPORT_SEED=N replays a run; a failure prints its seed.
 	seed=${TRANSPORT_SEED:-$RANDOM}

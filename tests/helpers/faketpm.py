@@ -26,6 +26,10 @@ Modes:
   handles    answer GetCapability(TPM_CAP_HANDLES) with $FAKETPM_HANDLES
              (default 2100) handles of the asked type, 254 per page with
              moreData; any other command gets TPM_RC_COMMAND_CODE
+  full       a TPM that is always out of room: TPM_RC_OBJECT_MEMORY to
+             every command, except GetCapability(TPM_CAP_HANDLES), which
+             lists 3 transient objects (or loaded sessions), and
+             FlushContext, which succeeds
   mutate     forward each command to the swtpm socket $FAKETPM_TARGET and
              damage half of the responses (seeded by $FAKETPM_SEED):
              changed bytes, cut short, junk appended; the header size is
@@ -180,6 +184,14 @@ def main():
                 c.sendall(rsp(0x8001, 0x100))
             elif mode == "handles":
                 c.sendall(handles_answer(cmd))
+            elif mode == "full":
+                if cc == 0x17a:
+                    os.environ["FAKETPM_HANDLES"] = "3"
+                    c.sendall(handles_answer(cmd))
+                elif cc == 0x165:
+                    c.sendall(rsp(0x8001, 0))
+                else:
+                    c.sendall(rsp(0x8001, 0x902))
             else:
                 sys.exit("unknown mode " + mode)
         if c is not None:
