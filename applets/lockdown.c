@@ -1,7 +1,7 @@
 /* lockdown: the last steps before the machine goes to the next stage:
  * separators into chosen PCRs, clearing disabled, the platform hierarchy
  * closed.  Each step reads the state first and changes nothing that is
- * so already (an extend excepted). */
+ * so already (an extend: lib/job/handoff.c's kept values). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +19,9 @@ static const char usage[] =
 	"  --extend PCR[=STRING]  extend PCR in every allocated bank with the\n"
 	"             separator (the digest of 4 zero bytes, the PC Client's\n"
 	"             EV_SEPARATOR) or STRING's digest, so that nothing later\n"
-	"             unseals what was sealed to this stage; repeatable; every\n"
-	"             run extends again\n"
+	"             unseals what was sealed to this stage; repeatable; a PCR\n"
+	"             holding what lockdown's extend of the same data left\n"
+	"             (its value kept in /run/tpmbox) is not extended again\n"
 	"  --disable-clear  TPM2_ClearControl(YES): TPM2_Clear refused until\n"
 	"             platform authorization lifts it (it persists)\n"
 	"  --lockout-auth AUTH  the lockout value for it (when one is set);\n"
@@ -34,7 +35,7 @@ static const char usage[] =
 	"             nothing that changes the TPM\n"
 	"  --json     the steps and their outcome as JSON\n"
 	"A step already so sends nothing that changes the TPM: a second run\n"
-	"without --extend changes nothing.  On a TPM 1.2: --extend (sha1) and\n"
+	"changes nothing.  On a TPM 1.2: --extend (sha1) and\n"
 	"--disable-clear (TPM_DisableForceClear, until the next\n"
 	"TPM_Startup(ST_CLEAR)); it has no platform hierarchy and no lockout\n"
 	"value.  AUTH: str:TEXT hex:HEX file:PATH file:- env:VAR.\n";

@@ -190,13 +190,13 @@ luks_img() {
 # Last: lockdown changes the platform value and disableClear, and the
 # first command after its HierarchyChangeAuth was answered with a retry
 # (measured: luks enroll's Create sent twice when it came after).
-@test "cmdcount: shutdown sends 2 (session, Shutdown ending it); lockdown 10 with an extend, then 8 (no command that changes the TPM but the extend)" {
+@test "cmdcount: shutdown sends 2 (session, Shutdown ending it); lockdown 11 with an extend, then 8 (no command that changes the TPM: the PCR holds what the first run's extend left)" {
 	count shutdown "StartAuthSession Shutdown" shutdown
-	# the state, the allocation, the extend, ClearControl in the session,
+	# the state, the allocation, the PCR read, the extend, ClearControl in the session,
 	# the platform probe (a trial session), 32 random bytes, the new
 	# platform value ending the session
-	count lockdown "StartAuthSession GetCapability GetCapability PCR_Extend ClearControl StartAuthSession PolicySecret FlushContext GetRandom HierarchyChangeAuth" \
+	count lockdown "StartAuthSession GetCapability GetCapability PCR_Read PCR_Extend ClearControl StartAuthSession PolicySecret FlushContext GetRandom HierarchyChangeAuth" \
 		lockdown --extend 16 --disable-clear --platform
-	count lockdown-again "StartAuthSession GetCapability GetCapability PCR_Extend StartAuthSession PolicySecret FlushContext FlushContext" \
+	count lockdown-again "StartAuthSession GetCapability GetCapability PCR_Read StartAuthSession PolicySecret FlushContext FlushContext" \
 		lockdown --extend 16 --disable-clear --platform
 }

@@ -51,6 +51,7 @@ sent() {
 		names["00000127"] = "ClearControl"
 		names["00000126"] = "Clear"
 		names["00000182"] = "PCR_Extend"
+		names["0000017E"] = "PCR_Read"
 		names["00000173"] = "ReadPublic"
 		names["00000131"] = "CreatePrimary"
 	     }' "$LOG" | paste -sd' '
@@ -207,16 +208,57 @@ ZERO20=0000000000000000000000000000000000000000
 	assert_failure 3
 }
 
-@test "handoff: lockdown --extend: the separator and a string's digest in every bank (tpm2_pcrread); every run extends again" {
+@test "handoff: lockdown --extend: the separator and a string's digest in every bank (tpm2_pcrread); a second run finds the PCRs so and sends no extend" {
 	start2
 	tb lockdown --extend 16 --extend 23=hand-off
 	[ "$(pcr sha256:16)" = "$(expect_pcr sha256 $ZERO32 sep)" ]
 	[ "$(pcr sha1:16)" = "$(expect_pcr sha1 $ZERO20 sep)" ]
 	[ "$(pcr sha256:23)" = "$(expect_pcr sha256 $ZERO32 hand-off)" ]
+	# what it remembers: pcrread's format, each bank's value after it
+	f=$(ls "$TPMBOX_RUN_DIR"/lockdown-* | head -1)
+	[ "$(stat -c %a "$TPMBOX_RUN_DIR")" = 700 ]
+	grep -q "^sha256:16 $(expect_pcr sha256 $ZERO32 sep)\$" "$TPMBOX_RUN_DIR"/lockdown-*
+	: > "$LOG"
+	run tb lockdown --extend 16 --extend 23=hand-off
+	assert_success
+	assert_line "extend 16: already so (it holds what lockdown's extend of the separator left in sha1,sha256,sha384,sha512 (kept in $TPMBOX_RUN_DIR))"
+	assert_line --partial "extend 23: already so (it holds what lockdown's extend of the string's digest left"
+	no_change
+	[ "$(pcr sha256:16)" = "$(expect_pcr sha256 $ZERO32 sep)" ]
+	[ "$(pcr sha256:23)" = "$(expect_pcr sha256 $ZERO32 hand-off)" ]
+	# --dry-run says the same
+	run tb lockdown --dry-run --extend 16
+	assert_success
+	assert_output --partial "extend 16: already so"
+	# another string into the same PCR is another extend
+	run tb lockdown --extend 16=other
+	assert_success
+	assert_output "extend 16: done (the string's digest in sha1,sha256,sha384,sha512)"
+	[ "$(pcr sha256:16)" = "$(expect_pcr sha256 $ZERO32 sep other)" ]
+	# something else extended after lockdown: the PCR no longer ends
+	# with the separator, so lockdown extends it again
+	tpm2_pcrextend 23:sha256=$ZERO32
+	run tb lockdown --extend 23=hand-off
+	assert_output --partial "extend 23: done"
+	# a TPM restart resets the PCRs: lockdown extends again
+	swtpm_restart
+	run tb lockdown --extend 16
+	assert_output --partial "extend 16: done"
+	[ "$(pcr sha256:16)" = "$(expect_pcr sha256 $ZERO32 sep)" ]
+	run tb lockdown --extend 16
+	assert_output --partial "extend 16: already so"
+	# a directory others can write is not believed (nor written): every
+	# run extends, and says why nothing is kept
+	chmod 0777 "$TPMBOX_RUN_DIR"
 	run tb lockdown --extend 16
 	assert_success
-	assert_output "extend 16: done (the separator (4 zero bytes) in sha1,sha256,sha384,sha512)"
+	assert_output "extend 16: done (the separator (4 zero bytes) in sha1,sha256,sha384,sha512 (not kept for a second run: $TPMBOX_RUN_DIR is not a directory of this user's that only it can write))"
 	[ "$(pcr sha256:16)" = "$(expect_pcr sha256 $ZERO32 sep sep)" ]
+	chmod 0700 "$TPMBOX_RUN_DIR"
+	# a kept value that is not what the PCR holds is no proof
+	sed -i "s/^sha256:16 .*/sha256:16 $(expect_pcr sha256 $ZERO32 sep sep)/" "$f"
+	run tb lockdown --extend 16
+	assert_output --partial "extend 16: done"
 }
 
 @test "handoff: lockdown --disable-clear --platform read back with tpm2-tools; a second run and --dry-run send nothing that changes the TPM" {
@@ -226,7 +268,7 @@ ZERO20=0000000000000000000000000000000000000000
 	assert_success
 	assert_line "disable-clear: needed (TPM2_ClearControl with the lockout value (empty; not tried))"
 	assert_line "platform: needed (a random value set (the value is empty now))"
-	[ "$(sent)" = "GetCapability GetCapability GetCapability StartAuthSession PolicySecret FlushContext" ]
+	[ "$(sent)" = "GetCapability GetCapability GetCapability PCR_Read StartAuthSession PolicySecret FlushContext" ]
 	no_change
 	[ "$(prop disableClear)" = 0 ]
 	[ "$(pcr sha256:16)" = "$ZERO32" ]
@@ -361,7 +403,7 @@ assert [s["result"] for s in j["steps"]] == ["already"], j' "$output"
 	no_change
 }
 
-@test "handoff: TPM 1.2: shutdown is TPM_SaveState (TPM_Startup(ST_STATE) keeps PCR 10); lockdown --extend and --disable-clear (TPM_ForceClear refused until the next start); the rest refused" {
+@test "handoff: TPM 1.2: shutdown is TPM_SaveState (TPM_Startup(ST_STATE) keeps PCR 10); lockdown --extend (once) and --disable-clear (TPM_ForceClear refused until the next start); the rest refused" {
 	swtpm12_start
 	tb extend 10 -s handoff
 	local v
@@ -398,9 +440,11 @@ assert [s["result"] for s in j["steps"]] == ["already"], j' "$output"
 	assert_success
 	assert_line "disable-clear: done (TPM_ForceClear disabled until the next TPM_Startup(ST_CLEAR))"
 	[ "$(tb pcrread sha1:16)" = "sha1:16 $(expect_pcr sha1 $ZERO20 sep)" ]
-	run tb lockdown --disable-clear
+	run tb lockdown --disable-clear --extend 16
 	assert_success
-	assert_output "disable-clear: already so (disableForceClear is set)"
+	assert_output "extend 16: already so (it holds what lockdown's extend of the separator left in sha1 (kept in $TPMBOX_RUN_DIR))
+disable-clear: already so (disableForceClear is set)"
+	[ "$(tb pcrread sha1:16)" = "sha1:16 $(expect_pcr sha1 $ZERO20 sep)" ]
 	run tb clearall --yes --physical-presence
 	assert_failure 1
 	assert_output --partial "TPM_CLEAR_DISABLED"

@@ -2,8 +2,9 @@
  * lockdown's steps on either family: separators extended into chosen
  * PCRs, clearing disabled, the platform hierarchy closed (a random value
  * never stored, or disabled).  Each step reads the state first and sends
- * nothing that changes it when it is already so (an extend excepted: a
- * PCR cannot tell whether it was extended).  Nothing here prints: the
+ * nothing that changes it when it is already so (an extend: a PCR holding
+ * the value lockdown's extend of the same data left, kept in
+ * TPMBOX_RUN_DIR or /run/tpmbox).  Nothing here prints: the
  * caller says the steps.  (shutdown's job is job/tpm.h's tpm_shutdown.) */
 #ifndef TPMBOX_JOB_HANDOFF_H
 #define TPMBOX_JOB_HANDOFF_H
@@ -28,7 +29,7 @@ struct lock_step {
 	int step;		/* LOCK_* */
 	int result;		/* LOCK_DONE ... */
 	unsigned pcr;		/* a LOCK_EXTEND step's PCR */
-	char detail[160];	/* what was found or done, in words */
+	char detail[512];	/* what was found or done, in words */
 };
 
 struct lockdown {
@@ -50,8 +51,8 @@ int lockdown_extend_opt(struct lockdown *l, const char *arg,
 /* The steps on a TPM of family fam (TPM_FAMILY_*; the caller refused
  * what that family lacks): the state read first (TPM 2.0: one
  * GetCapability of TPM_PT_PERMANENT and TPM_PT_STARTUP_CLEAR; TPM 1.2:
- * TPM_STCLEAR_FLAGS), then each extend (every allocated bank in one
- * command; the separator: the digest of the 4 zero bytes of the PC
+ * TPM_STCLEAR_FLAGS), the PCRs named read, then each extend not already
+ * so (every allocated bank in one command; the separator: the digest of the 4 zero bytes of the PC
  * Client's EV_SEPARATOR; STRING: its digest), clearing disabled (2.0:
  * TPM2_ClearControl(YES) with the lockout value; 1.2:
  * TPM_DisableForceClear), the platform hierarchy (2.0 only): its empty

@@ -1,13 +1,18 @@
 /* lockdown's steps on either family (include/job/handoff.h). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/auth.h"
+#include "base/file.h"
 #include "base/hex.h"
 #include "base/tpm2const.h"
 #include "crypto/hash.h"
+#include "fmt/pcrfile.h"
 #include "job/handoff.h"
 #include "job/tpm.h"
 #include "tpm12/cap.h"
@@ -68,15 +73,140 @@ static void step(struct lockdown *l, int st, int result, const char *fmt,
 	va_end(ap);
 }
 
-/* Each --extend: every allocated bank in one command per PCR. */
+/* What lockdown extended, remembered: a PCR cannot tell whether it was
+ * extended, but its value can be recognised.  After an extend of data
+ * (the separator, or STRING) the value of each bank, H(old || digest), is
+ * kept in DIR/lockdown-HASH (HASH: the first 16 hex digits of
+ * SHA-256(data)), in pcrread's text format.  A PCR whose every bank
+ * holds the value kept for it ends with that very extend, whoever made
+ * it, on whatever TPM: a second run finds it so and sends nothing.  DIR is
+ * TPMBOX_RUN_DIR, else /run/tpmbox (gone at the next boot, when the PCRs
+ * are reset anyway): a directory of the user's own, written by no one
+ * else, or nothing is read from or kept in it. */
+static const char *run_dir(void)
+{
+	const char *d = getenv("TPMBOX_RUN_DIR");
+
+	return d && *d ? d : "/run/tpmbox";
+}
+
+/* 0 when dir is a directory of ours that no one else can write (made
+ * when missing and make is set); else -1 with why in why. */
+static int run_dir_ok(const char *dir, int make, char *why, size_t n)
+{
+	struct stat st;
+
+	if (make && mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		snprintf(why, n, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) != 0) {
+		snprintf(why, n, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		snprintf(why, n, "%s is not a directory of this user's that "
+			 "only it can write", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void mark_path(const char *data, size_t dn, char *out, size_t n)
+{
+	uint8_t h[32];
+	char hex[17];
+
+	hash_buf(TPM2_ALG_SHA256, data, dn, h);
+	hex_encode(h, 8, hex);
+	snprintf(out, n, "%s/lockdown-%s", run_dir(), hex);
+}
+
+/* The values kept for data; none (v->n 0) when there is no such file or
+ * it is not ours. */
+static void mark_read(const char *path, struct pcr_vals *v)
+{
+	struct tberr e = {0};
+	char why[300], *text;
+	uint8_t *p = NULL;
+	size_t n = 0;
+
+	v->n = 0;
+	if (run_dir_ok(run_dir(), 0, why, sizeof(why)) ||
+	    file_read(path, 64 * 1024, &p, &n, &e))
+		return;
+	text = malloc(n + 1);
+	if (text) {
+		memcpy(text, p, n);
+		text[n] = '\0';
+		if (pcr_parse_text(text, v, &e))
+			v->n = 0;
+		free(text);
+	}
+	free(p);
+}
+
+static const struct pcr_val *val_find(const struct pcr_vals *v, uint16_t alg,
+				      unsigned idx)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->v[i].alg == alg && v->v[i].idx == idx)
+			return &v->v[i];
+	return NULL;
+}
+
+/* Put (or replace) one value in v. */
+static void val_put(struct pcr_vals *v, uint16_t alg, unsigned idx,
+		    const uint8_t *d, size_t len)
+{
+	struct pcr_val *x = (struct pcr_val *)val_find(v, alg, idx);
+
+	if (!x) {
+		if (v->n == (int)(sizeof(v->v) / sizeof(v->v[0])))
+			return;
+		x = &v->v[v->n++];
+	}
+	x->alg = alg;
+	x->idx = (uint8_t)idx;
+	x->len = (uint8_t)len;
+	memcpy(x->d, d, len);
+}
+
+/* Keep v for data; "" or why not in why. */
+static void mark_write(const char *path, const struct pcr_vals *v, char *why,
+		       size_t n)
+{
+	struct tberr e = {0};
+	char *text;
+
+	why[0] = '\0';
+	if (run_dir_ok(run_dir(), 1, why, n))
+		return;
+	if (!(text = pcr_format_text(v))) {
+		snprintf(why, n, "out of memory");
+		return;
+	}
+	if (file_write_atomic(path, text, strlen(text), OUT_FORCE, &e))
+		snprintf(why, n, "%.200s", e.msg);
+	free(text);
+}
+
+/* Each --extend: every allocated bank in one command per PCR, unless
+ * every bank of the PCR holds the value lockdown's extend of the same
+ * data left (remembered: above).  The PCRs are read first, in the
+ * process's session (an answer no one on the bus can forge). */
 static int extends(struct tpm *t, struct lockdown *l)
 {
-	uint8_t d[TPM2_MAX_BANKS][64];
+	uint8_t d[TPM2_MAX_BANKS][64], after[64];
 	uint16_t algs[TPM2_MAX_BANKS];
-	struct pcr_sel alloc;
-	char banks[64] = "";
+	struct pcr_sel alloc, sel;
+	struct pcr_vals *cur = NULL, *kept = NULL;
+	char banks[64] = "", path[4096], why[sizeof(t->e->msg)];
 	unsigned npcrs;
-	int i, k, n = 0, rc;
+	int i, k, n = 0, rc, same;
 
 	if (!l->nx)
 		return 0;
@@ -91,32 +221,103 @@ static int extends(struct tpm *t, struct lockdown *l)
 		snprintf(banks + strlen(banks), sizeof(banks) - strlen(banks),
 			 "%s%s", i ? "," : "", alg_name(alloc.b[i].alg));
 	}
-	for (k = 0; k < l->nx; k++)
+	memset(&sel, 0, sizeof(sel));
+	sel.n = n;
+	for (i = 0; i < n; i++)
+		sel.b[i].alg = algs[i];
+	for (k = 0; k < l->nx; k++) {
 		if (l->x[k].pcr >= npcrs)
 			return err_set(t->e, EX_USAGE, "--extend: PCR %u is out "
 				       "of range: this TPM has PCRs 0-%u",
 				       l->x[k].pcr, npcrs - 1);
+		for (i = 0; i < n; i++)
+			sel.b[i].mask |= 1u << l->x[k].pcr;
+	}
+	cur = calloc(1, sizeof(*cur));
+	kept = calloc(1, sizeof(*kept));
+	if (!cur || !kept) {
+		rc = err_set(t->e, EX_FAIL, "out of memory");
+		goto out;
+	}
+	if ((rc = tpm_pcr_read(t, &sel, cur)))
+		goto out;
 	for (k = 0; k < l->nx; k++) {
 		const char *s = l->x[k].str;
+		const void *data = s ? (const void *)s : separator;
+		size_t dn = s ? strlen(s) : sizeof(separator);
+		unsigned pcr = l->x[k].pcr;
 
 		for (i = 0; i < n; i++)
-			hash_buf(algs[i], s ? (const void *)s : separator,
-				 s ? strlen(s) : sizeof(separator), d[i]);
-		if (!l->dry && (rc = tpm_pcr_extend(t, l->x[k].pcr, n, algs,
-						    (const uint8_t (*)[64])d))) {
+			hash_buf(algs[i], data, dn, d[i]);
+		mark_path(data, dn, path, sizeof(path));
+		mark_read(path, kept);
+		same = 1;
+		for (i = 0; i < n; i++) {
+			const struct pcr_val *c = val_find(cur, algs[i], pcr);
+			const struct pcr_val *m = val_find(kept, algs[i], pcr);
+
+			if (!c) {
+				rc = err_set(t->e, EX_IO, "PCR read: no value "
+					     "for %s:%u", alg_name(algs[i]),
+					     pcr);
+				goto out;
+			}
+			if (!m || m->len != c->len ||
+			    memcmp(m->d, c->d, c->len) != 0)
+				same = 0;
+		}
+		l->st[l->nst].pcr = pcr;
+		if (same) {
+			step(l, LOCK_EXTEND, LOCK_ALREADY, "it holds what "
+			     "lockdown's extend of %s left in %s (kept in %s)",
+			     s ? "the string's digest" : "the separator",
+			     banks, run_dir());
+			continue;
+		}
+		if (l->dry) {
+			step(l, LOCK_EXTEND, LOCK_WOULD, "%s in %s", s ?
+			     "the string's digest" : "the separator (4 zero "
+			     "bytes)", banks);
+			continue;
+		}
+		if ((rc = tpm_pcr_extend(t, pcr, n, algs,
+					 (const uint8_t (*)[64])d))) {
 			/* TPM_RC_LOCALITY: PCRs 17-22 are the DRTM's */
 			if (rc_base(t->e->rc) == 0x907)
 				err_hint(t->e, "PCR %u can be extended only "
 					 "from a higher locality (a DRTM PCR)",
-					 l->x[k].pcr);
-			return rc;
+					 pcr);
+			goto out;
 		}
-		l->st[l->nst].pcr = l->x[k].pcr;
-		step(l, LOCK_EXTEND, l->dry ? LOCK_WOULD : LOCK_DONE,
-		     "%s in %s", s ? "the string's digest" : "the separator "
-		     "(4 zero bytes)", banks);
+		/* The value now, and kept for a later run: each bank's
+		 * H(old || digest).  The read value moves on too, for a
+		 * second --extend of the same PCR in this run. */
+		for (i = 0; i < n; i++) {
+			struct pcr_val *c = (struct pcr_val *)val_find(cur,
+							algs[i], pcr);
+			struct hash_ctx *h = hash_new(algs[i]);
+
+			if (!h) {
+				rc = err_set(t->e, EX_FAIL, "out of memory");
+				goto out;
+			}
+			hash_update(h, c->d, c->len);
+			hash_update(h, d[i], c->len);
+			hash_final(h, after);
+			memcpy(c->d, after, c->len);
+			val_put(kept, algs[i], pcr, after, c->len);
+		}
+		mark_write(path, kept, why, sizeof(why));
+		step(l, LOCK_EXTEND, LOCK_DONE, "%s in %s%s%s%s", s ?
+		     "the string's digest" : "the separator (4 zero bytes)",
+		     banks, *why ? " (not kept for a second run: " : "", why,
+		     *why ? ")" : "");
 	}
-	return 0;
+	rc = 0;
+out:
+	free(cur);
+	free(kept);
+	return rc;
 }
 
 /* TPM 2.0: TPM2_ClearControl(YES) with the lockout value. */

@@ -42,6 +42,8 @@ swtpm_start() {
 	local kind=${1:-unix}; shift || true
 	SWTPM_DIR=$(mktemp -d "${BATS_FILE_TMPDIR:-/tmp}/swtpm.XXXXXX")
 	export SWTPM_DIR
+	# what lockdown remembers (lib/job/handoff.c), per swtpm, not /run
+	export TPMBOX_RUN_DIR="$SWTPM_DIR/run"
 	# swtpm_restart starts it again with the same extra flags.
 	[ $# -gt 0 ] && printf '%s\n' "$@" >"$SWTPM_DIR/extra-flags"
 	if [ "$kind" = tcp ]; then
@@ -86,6 +88,8 @@ swtpm_wait() {
 swtpm12_start() {
 	SWTPM_DIR=$(mktemp -d "${BATS_FILE_TMPDIR:-/tmp}/swtpm12.XXXXXX")
 	export SWTPM_DIR
+	# what lockdown remembers (lib/job/handoff.c), per swtpm, not /run
+	export TPMBOX_RUN_DIR="$SWTPM_DIR/run"
 	if ! swtpm_setup --tpm-state "$SWTPM_DIR" --createek --lock-nvram \
 		>"$SWTPM_DIR/setup.out" 2>&1; then
 		echo "swtpm_setup failed: $(cat "$SWTPM_DIR/setup.out")" >&2
@@ -113,6 +117,8 @@ swtpm12_start() {
 swtpm_ekcert_start() {
 	SWTPM_DIR=$(mktemp -d "${BATS_FILE_TMPDIR:-/tmp}/swtpm.XXXXXX")
 	export SWTPM_DIR
+	# what lockdown remembers (lib/job/handoff.c), per swtpm, not /run
+	export TPMBOX_RUN_DIR="$SWTPM_DIR/run"
 	mkdir -p "$SWTPM_DIR/ca"
 	cat >"$SWTPM_DIR/localca.conf" <<-EOF
 	statedir = $SWTPM_DIR/ca
