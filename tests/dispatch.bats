@@ -722,9 +722,11 @@ extended() {
 	# recipients (record, PBKDF2, reseal --drop-escrow=R, +8,032) and
 	# its fewer TPM commands (the pinned session unasked, sessions ended
 	# by their last command, PCRs read unasked, +2,688): 454,896 ->
-	# 465,776 bytes, 456 KiB
+	# 465,776 bytes, 456 KiB; the leftovers of killed processes flushed
+	# when a TPM without resource manager is full, on both families
+	# (+2,560): 468,336 bytes, 458 KiB
 	# (docs/tiny.md: a guard against silent growth, not the goal)
-	[ "$size" -le 466944 ]
+	[ "$size" -le 468992 ]
 	run file -L "$TPMBOX_TINY"
 	assert_output --partial "statically linked"
 	want=$("$TPMBOX" --list)

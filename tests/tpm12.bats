@@ -271,18 +271,27 @@ sha1:7 $(pcr12 7)"
 	assert_output "sha1:17 ffffffffffffffffffffffffffffffffffffffff"
 }
 
-# A second 1.2 swtpm, owned (owner password "opass"), for the sessions.
+# A second 1.2 swtpm, owned (owner password "opass"), for the sessions;
+# owned12 wk: owned by tpmbox takeown with the well-known values instead
+# (the SRK's value 20 zero bytes).
 owned12() {
 	O=$BATS_TEST_TMPDIR/owned
 	mkdir -p "$O"
-	swtpm_setup --tpm-state "$O" --take-ownership --ownerpass opass \
-		--srk-well-known --lock-nvram >/dev/null 2>&1
+	if [ "${1:-}" = wk ]; then
+		swtpm_setup --tpm-state "$O" --createek --lock-nvram >/dev/null 2>&1
+	else
+		swtpm_setup --tpm-state "$O" --take-ownership --ownerpass opass \
+			--srk-well-known --lock-nvram >/dev/null 2>&1
+	fi
 	swtpm socket --server type=unixio,path="$O/sock" \
 		--ctrl type=unixio,path="$O/sock.ctrl" --tpmstate dir="$O" \
 		--flags not-need-init,startup-clear --pid file="$O/pid" \
 		>/dev/null 2>&1 3>&- &
 	OWNPID=$!
 	for _ in $(seq 1 100); do [ -S "$O/sock" ] && break; sleep 0.05; done
+	if [ "${1:-}" = wk ]; then
+		"$TPMBOX" -T "swtpm:path=$O/sock" takeown >/dev/null
+	fi
 	S12=$BATS_FILE_TMPDIR/sess12
 	local root="$BATS_TEST_DIRNAME/.."
 	[ -x "$S12" ] || cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/include" -o "$S12" \
@@ -308,9 +317,55 @@ $want"
 		assert_failure 4
 		assert_output --partial "TPM_AUTHFAIL"
 	done
-	# No session is left behind: 16 OIAP runs fit the TPM's 16 slots
-	# only if each run's session was ended.
+	# No session is left behind: after 20 runs the TPM lists none
+	# (a full TPM would no longer tell: a full one has leftovers flushed).
 	for i in $(seq 1 20); do "$S12" "$T" oiap opass >/dev/null; done
+	[ "$(loaded12 auth)" = 0 ]
+}
+
+# loaded12 key|auth: how many keys or sessions the owned TPM holds
+# (TPM_GetCapability TPM_CAP_HANDLE, TPM_RT_KEY 1 or TPM_RT_AUTH 2).
+loaded12() {
+	local rt=1 r
+	[ "$1" = auth ] && rt=2
+	r=$(SWTPM_DIR=$O raw12 "00c1000000160000006500000014000000040000000$rt")
+	[ "${r:0:4}" = 00c4 ] && [ "${r:12:8}" = 00000000 ] ||
+		{ echo "raw GetCapability: $r" >&2; return 1; }
+	echo $((16#${r:28:4}))
+}
+
+@test "tpm12: keys and sessions a killed process left are flushed when the TPM is full (no resource manager on a 1.2): seal --format tpm-tools and unseal load a key and open sessions in a full TPM" {
+	owned12 wk
+	T="swtpm:path=$O/sock"
+	run "$S12" "$T" fill opass
+	assert_success
+	echo "$output"
+	# The control: the TPM is full (the helper saw TPM_NOSPACE and
+	# TPM_RESOURCES), and keeps what the exited process left.
+	[[ "$output" =~ ^keys\ ([0-9]+)\ sessions\ ([0-9]+)$ ]]
+	keys=${BASH_REMATCH[1]} sess=${BASH_REMATCH[2]}
+	[ "$keys" -ge 2 ] && [ "$sess" -ge 2 ]
+	[ "$(loaded12 key)" = "$keys" ]
+	[ "$(loaded12 auth)" = "$sess" ]
+	head -c 32 /dev/urandom > "$BATS_TEST_TMPDIR/in"
+	cd "$BATS_TEST_TMPDIR"
+	# TPM_CreateWrapKey and TPM_LoadKey2 with OSAP and OIAP sessions:
+	# each finds room once the leftovers are gone.
+	run "$TPMBOX" -T "$T" seal --format tpm-tools -o b.tss in
+	assert_success
+	[ "$(loaded12 key)" = 0 ] && [ "$(loaded12 auth)" = 0 ]
+	"$S12" "$T" fill opass
+	run "$TPMBOX" -T "$T" unseal -o out b.tss
+	assert_success
+	cmp in out
+	# The same with a tpmbox blob (TPM_Sealx: sessions only)
+	"$S12" "$T" fill opass
+	run "$TPMBOX" -T "$T" seal -o b.tpmbox in
+	assert_success
+	"$S12" "$T" fill opass
+	run "$TPMBOX" -T "$T" unseal -o out2 b.tpmbox
+	assert_success
+	cmp in out2
 }
 
 # reset12: TPM_Init and TPM_Startup(ST_CLEAR) on the owned TPM: the

@@ -16,6 +16,10 @@
 #define TPM12_TAG_RSP_AUTH1_COMMAND	0x00c5
 #define TPM12_TAG_RSP_AUTH2_COMMAND	0x00c6
 
+/* Return codes tpm12_call answers by flushing leftovers */
+#define TPM12_NOSPACE			0x11u	/* no room to load a key */
+#define TPM12_RESOURCES			0x15u	/* no room for a session */
+
 #define TPM12_ORD_OIAP			0x0000000a
 #define TPM12_ORD_OSAP			0x0000000b
 #define TPM12_ORD_Extend		0x00000014

@@ -3,8 +3,12 @@
 
 #include "base/tpm2const.h"
 #include "crypto/hash.h"
+#include "tpm12/cap.h"
 #include "tpm12/cmd.h"
+#include "tpm12/key.h"
 #include "tpm12/session.h"
+
+#define TPM12_RT_AUTH	0x00000002u
 
 static const struct {
 	uint32_t ord;
@@ -206,6 +210,111 @@ static void trace(struct tpm *t, char dir, uint32_t ord, const uint8_t *p,
 	explicit_bzero(copy, n);
 }
 
+static uint32_t be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+	       ((uint32_t)p[2] << 8) | p[3];
+}
+
+/* Keys and sessions this process loaded (struct tpm's own[], as on
+ * 2.0): never taken for another's leftovers. */
+static void own_drop(struct tpm *t, uint32_t h)
+{
+	unsigned i;
+
+	for (i = 0; i < t->nown && i < TPM2_OWN_MAX; i++)
+		if (t->own[i] == h) {
+			t->own[i] = t->own[--t->nown];
+			break;
+		}
+}
+
+static void own_note(struct tpm *t, const struct tpm12_call *c)
+{
+	int i;
+
+	/* Sessions the command ended (continueAuthSession 0) */
+	for (i = 0; i < c->na; i++)
+		if (!c->auth[i]->active)
+			own_drop(t, c->auth[i]->handle);
+	if (c->ord == TPM12_ORD_FlushSpecific && c->inlen >= 4) {
+		own_drop(t, be32(c->in));
+		return;
+	}
+	if ((c->ord != TPM12_ORD_OIAP && c->ord != TPM12_ORD_OSAP &&
+	     c->ord != TPM12_ORD_LoadKey2) || c->outlen < 4 ||
+	    t->nown > TPM2_OWN_MAX)
+		return;
+	if (t->nown < TPM2_OWN_MAX)
+		t->own[t->nown] = be32(c->out);
+	t->nown++;
+}
+
+static int is_own(const struct tpm *t, uint32_t h)
+{
+	unsigned i;
+
+	for (i = 0; i < t->nown && i < TPM2_OWN_MAX; i++)
+		if (t->own[i] == h)
+			return 1;
+	return 0;
+}
+
+/* A process killed with keys loaded or sessions open leaves them in a
+ * TPM 1.2 (nothing flushes for it: no resource manager, tcsd aside), and
+ * after some dozens TPM_LoadKey2 says TPM_NOSPACE, TPM_OIAP
+ * TPM_RESOURCES.  Only one process can use the TPM at a time, so a
+ * loaded key or open session that is not this process's is a leftover:
+ * TPM_FlushSpecific takes it.  Returns the number flushed. */
+static unsigned flush_leftovers(struct tpm *t)
+{
+	static const uint32_t rts[2] = { TPM12_RT_KEY, TPM12_RT_AUTH };
+	struct tberr keep = *t->e;
+	uint32_t hs[64];
+	unsigned flushed = 0, n, i;
+	int k;
+
+	if (t->nown > TPM2_OWN_MAX)
+		return 0;
+	t->in_recovery = 1;
+	for (k = 0; k < 2; k++) {
+		const uint8_t *p;
+		size_t len;
+		struct tb r;
+
+		/* TPM_KEY_HANDLE_LIST: a UINT16 count, then the handles */
+		if (tpm12_getcap(t, TPM12_CAP_HANDLE, rts[k], &p, &len))
+			break;
+		tb_init_read(&r, p, len);
+		n = tb_get_u16(&r);
+		for (i = 0; i < n && i < 64; i++)
+			hs[i] = tb_get_u32(&r);
+		if (tb_err(&r) || tb_left(&r) || n > 64)
+			break;
+		for (i = 0; i < n; i++) {
+			struct tpm12_call c = {
+				.ord = TPM12_ORD_FlushSpecific
+			};
+			uint8_t in[8];
+			struct tb b;
+
+			if (is_own(t, hs[i]))
+				continue;
+			tb_init(&b, in, sizeof(in));
+			tb_put_u32(&b, hs[i]);
+			tb_put_u32(&b, rts[k]);
+			c.in = in;
+			c.inlen = b.len;
+			if (tpm12_call(t, &c) == 0)
+				flushed++;
+		}
+	}
+	t->in_recovery = 0;
+	*t->e = keep;
+	t->nflushed += flushed;
+	return flushed;
+}
+
 int tpm12_call(struct tpm *t, struct tpm12_call *c)
 {
 	static const uint16_t rqu[] = {
@@ -218,7 +327,7 @@ int tpm12_call(struct tpm *t, struct tpm12_call *c)
 	size_t rlen, blen, size_at;
 	struct tb b;
 	char what[200];
-	int i, rc;
+	int i, rc, resent = 0;
 
 	static const uint8_t none[1];
 	const uint8_t *in = c->in ? c->in : none;
@@ -226,6 +335,7 @@ int tpm12_call(struct tpm *t, struct tpm12_call *c)
 	if (c->na < 0 || c->na > 2 || c->in_handles > c->inlen ||
 	    (!c->in && c->inlen))
 		return err_set(t->e, EX_FAIL, "%s: bad call", name);
+again:
 	tb_init(&b, t->cmd, sizeof(t->cmd));
 	tb_put_u16(&b, rqu[c->na]);
 	size_at = tb_reserve32(&b);
@@ -261,10 +371,21 @@ int tpm12_call(struct tpm *t, struct tpm12_call *c)
 	if ((rc = tpm12_parse(t->rsp, rlen, c->ord, c->na, &c->rc, &body,
 			      &blen, t->e)))
 		return rc;
+	/* Out of room: leftovers of a killed process flushed, and a
+	 * command without sessions sent again (one with sessions cannot
+	 * be: its sessions ended; tpm12_call_oiap starts a new one). */
+	if ((c->rc == TPM12_NOSPACE || c->rc == TPM12_RESOURCES) &&
+	    !t->in_recovery && !xport_has_rm(&t->x) &&
+	    flush_leftovers(t) && c->na == 0 && !resent) {
+		resent = 1;
+		goto again;
+	}
 	if (c->rc) {
 		/* A failed command ends its sessions (Part 1, 11.2). */
-		for (i = 0; i < c->na; i++)
+		for (i = 0; i < c->na; i++) {
 			c->auth[i]->active = 0;
+			own_drop(t, c->auth[i]->handle);
+		}
 		tpm12_rc_describe(c->rc, what, sizeof(what));
 		err_set(t->e, tpm12_rc_exit(c->rc), "%s: %s", name, what);
 		t->e->rc = c->rc;
@@ -284,5 +405,6 @@ int tpm12_call(struct tpm *t, struct tpm12_call *c)
 	}
 	c->out = body;
 	c->outlen = blen;
+	own_note(t, c);
 	return 0;
 }

@@ -219,17 +219,25 @@ int tpm12_sess_last(struct tpm *t, struct tpm12_sess *s, int rc,
 int tpm12_call_oiap(struct tpm *t, const uint8_t auth[20],
 		    struct tpm12_call *c)
 {
+	unsigned flushed = t->nflushed;
 	struct tpm12_sess s;
-	int rc;
+	int rc, again = 0;
 
-	if ((rc = tpm12_oiap(t, auth, &s)))
-		return rc;
-	c->na = 1;
-	c->auth[0] = &s;
-	s.cont = 0;
-	rc = tpm12_call(t, c);
-	c->auth[0] = NULL;
-	return tpm12_sess_last(t, &s, rc, tpm12_ord_name(c->ord));
+	do {
+		if ((rc = tpm12_oiap(t, auth, &s)))
+			return rc;
+		c->na = 1;
+		c->auth[0] = &s;
+		s.cont = 0;
+		rc = tpm12_call(t, c);
+		c->auth[0] = NULL;
+		rc = tpm12_sess_last(t, &s, rc, tpm12_ord_name(c->ord));
+		/* Out of room, and leftovers were flushed (tpm12_call):
+		 * once more, in a new session (the failure ended this
+		 * one). */
+	} while (rc && (c->rc == TPM12_NOSPACE || c->rc == TPM12_RESOURCES) &&
+		 t->nflushed != flushed && !again++);
+	return rc;
 }
 
 int tpm12_call_oiap_bare(struct tpm *t, const uint8_t auth[20],
