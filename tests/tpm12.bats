@@ -344,7 +344,8 @@ loaded12() {
 	# TPM_RESOURCES), and keeps what the exited process left.
 	[[ "$output" =~ ^keys\ ([0-9]+)\ sessions\ ([0-9]+)$ ]]
 	keys=${BASH_REMATCH[1]} sess=${BASH_REMATCH[2]}
-	[ "$keys" -ge 2 ] && [ "$sess" -ge 2 ]
+	[ "$keys" -ge 2 ]
+	[ "$sess" -ge 2 ]
 	[ "$(loaded12 key)" = "$keys" ]
 	[ "$(loaded12 auth)" = "$sess" ]
 	head -c 32 /dev/urandom > "$BATS_TEST_TMPDIR/in"
@@ -353,7 +354,8 @@ loaded12() {
 	# each finds room once the leftovers are gone.
 	run "$TPMBOX" -T "$T" seal --format tpm-tools -o b.tss in
 	assert_success
-	[ "$(loaded12 key)" = 0 ] && [ "$(loaded12 auth)" = 0 ]
+	[ "$(loaded12 key)" = 0 ]
+	[ "$(loaded12 auth)" = 0 ]
 	"$S12" "$T" fill opass
 	run "$TPMBOX" -T "$T" unseal -o out b.tss
 	assert_success
