@@ -215,7 +215,8 @@ ZERO20=0000000000000000000000000000000000000000
 	[ "$(pcr sha1:16)" = "$(expect_pcr sha1 $ZERO20 sep)" ]
 	[ "$(pcr sha256:23)" = "$(expect_pcr sha256 $ZERO32 hand-off)" ]
 	# what it remembers: pcrread's format, each bank's value after it
-	f=$(ls "$TPMBOX_RUN_DIR"/lockdown-* | head -1)
+	f=$(grep -l '^sha256:16 ' "$TPMBOX_RUN_DIR"/lockdown-*)	# the separator's
+	[ "$(echo "$f" | wc -l)" = 1 ]
 	[ "$(stat -c %a "$TPMBOX_RUN_DIR")" = 700 ]
 	grep -q "^sha256:16 $(expect_pcr sha256 $ZERO32 sep)\$" "$TPMBOX_RUN_DIR"/lockdown-*
 	: > "$LOG"
@@ -255,8 +256,11 @@ ZERO20=0000000000000000000000000000000000000000
 	assert_output "extend 16: done (the separator (4 zero bytes) in sha1,sha256,sha384,sha512 (not kept for a second run: $TPMBOX_RUN_DIR is not a directory of this user's that only it can write))"
 	[ "$(pcr sha256:16)" = "$(expect_pcr sha256 $ZERO32 sep sep)" ]
 	chmod 0700 "$TPMBOX_RUN_DIR"
-	# a kept value that is not what the PCR holds is no proof
+	# every bank must hold its kept value: the sha256 one made to match
+	# the PCR (sep sep) while sha1's still says sep is no proof
 	sed -i "s/^sha256:16 .*/sha256:16 $(expect_pcr sha256 $ZERO32 sep sep)/" "$f"
+	grep -q "^sha256:16 $(expect_pcr sha256 $ZERO32 sep sep)\$" "$f"
+	grep -q "^sha1:16 $(expect_pcr sha1 $ZERO20 sep)\$" "$f"
 	run tb lockdown --extend 16
 	assert_output --partial "extend 16: done"
 }
