@@ -34,6 +34,11 @@ struct pcr_vals {
 	struct pcr_val v[TPM2_MAX_BANKS * 32];
 };
 
+/* The value of bank alg's PCR idx among v[0..n), NULL when absent (not
+ * const: the caller's array may be; as strchr). */
+struct pcr_val *pcr_val_find(const struct pcr_val *v, int n, uint16_t alg,
+			     unsigned idx);
+
 /* Bank names: "sha1" "sha256" "sha384" "sha512" "sm3_256". */
 const char *alg_name(uint16_t alg);
 /* Name or number (0x000b) -> alg; 0 when unknown. */

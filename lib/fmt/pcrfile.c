@@ -114,7 +114,6 @@ int pcr_parse_text(const char *text, struct pcr_vals *v, struct tberr *e)
 		unsigned idx;
 		uint16_t alg;
 		struct pcr_val *pv;
-		int i;
 		long n;
 
 		line++;
@@ -140,11 +139,9 @@ int pcr_parse_text(const char *text, struct pcr_vals *v, struct tberr *e)
 		if (idx > 31)
 			return err_set(e, EX_USAGE, "PCR file line %d: PCR %u "
 				       "is out of range", line, idx);
-		for (i = 0; i < v->n; i++)
-			if (v->v[i].alg == alg && v->v[i].idx == idx)
-				return err_set(e, EX_USAGE, "PCR file line %d:"
-					       " %s:%u appears twice", line,
-					       bank, idx);
+		if (pcr_val_find(v->v, v->n, alg, idx))
+			return err_set(e, EX_USAGE, "PCR file line %d: %s:%u "
+				       "appears twice", line, bank, idx);
 		if (v->n == (int)(sizeof(v->v) / sizeof(v->v[0])))
 			return err_set(e, EX_USAGE, "PCR file: too many lines");
 		pv = &v->v[v->n];

@@ -147,22 +147,11 @@ static void mark_read(const char *path, struct pcr_vals *v)
 	free(p);
 }
 
-static const struct pcr_val *val_find(const struct pcr_vals *v, uint16_t alg,
-				      unsigned idx)
-{
-	int i;
-
-	for (i = 0; i < v->n; i++)
-		if (v->v[i].alg == alg && v->v[i].idx == idx)
-			return &v->v[i];
-	return NULL;
-}
-
 /* Put (or replace) one value in v. */
 static void val_put(struct pcr_vals *v, uint16_t alg, unsigned idx,
 		    const uint8_t *d, size_t len)
 {
-	struct pcr_val *x = (struct pcr_val *)val_find(v, alg, idx);
+	struct pcr_val *x = pcr_val_find(v->v, v->n, alg, idx);
 
 	if (!x) {
 		if (v->n == (int)(sizeof(v->v) / sizeof(v->v[0])))
@@ -253,8 +242,11 @@ static int extends(struct tpm *t, struct lockdown *l)
 		mark_read(path, kept);
 		same = 1;
 		for (i = 0; i < n; i++) {
-			const struct pcr_val *c = val_find(cur, algs[i], pcr);
-			const struct pcr_val *m = val_find(kept, algs[i], pcr);
+			const struct pcr_val *c = pcr_val_find(cur->v, cur->n,
+							       algs[i], pcr);
+			const struct pcr_val *m = pcr_val_find(kept->v,
+							       kept->n,
+							       algs[i], pcr);
 
 			if (!c) {
 				rc = err_set(t->e, EX_IO, "PCR read: no value "
@@ -293,8 +285,8 @@ static int extends(struct tpm *t, struct lockdown *l)
 		 * H(old || digest).  The read value moves on too, for a
 		 * second --extend of the same PCR in this run. */
 		for (i = 0; i < n; i++) {
-			struct pcr_val *c = (struct pcr_val *)val_find(cur,
-							algs[i], pcr);
+			struct pcr_val *c = pcr_val_find(cur->v, cur->n,
+							    algs[i], pcr);
 			struct hash_ctx *h = hash_new(algs[i]);
 
 			if (!h) {

@@ -25,17 +25,6 @@
 
 /* ---- sealing ---- */
 
-static const struct pcr_val *find_val(const struct pcr_val *v, int n,
-				      uint16_t alg, unsigned idx)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (v[i].alg == alg && v[i].idx == idx)
-			return &v[i];
-	return NULL;
-}
-
 /* Split "sha256:0,7=H0,H7+sha1:1" into a selection string without
  * values (sel_out) and the given values. */
 static int parse_pcr_arg(struct seal_branch *s, const char *arg,
@@ -247,11 +236,11 @@ static int branch_values(struct tpm *t, const struct seal_branch *s,
 	for (i = 0; i < ps->sel.n; i++)
 		for (idx = 0; idx < 32; idx++)
 			if ((ps->sel.b[i].mask >> idx & 1) &&
-			    !find_val(s->given, s->ngiven, ps->sel.b[i].alg,
-				      idx)) {
-				if (s->have_file && !find_val(s->file.v,
-						s->file.n, ps->sel.b[i].alg,
-						idx))
+			    !pcr_val_find(s->given, s->ngiven,
+					  ps->sel.b[i].alg, idx)) {
+				if (s->have_file &&
+				    !pcr_val_find(s->file.v, s->file.n,
+						  ps->sel.b[i].alg, idx))
 					return err_set(e, EX_USAGE, "PCRFILE "
 						       "has no value for "
 						       "%s:%u", alg_name(ps->
@@ -272,11 +261,11 @@ static int branch_values(struct tpm *t, const struct seal_branch *s,
 
 			if (!(ps->sel.b[i].mask >> idx & 1))
 				continue;
-			v = find_val(s->given, s->ngiven, alg, idx);
+			v = pcr_val_find(s->given, s->ngiven, alg, idx);
 			if (!v && s->have_file)
-				v = find_val(s->file.v, s->file.n, alg, idx);
+				v = pcr_val_find(s->file.v, s->file.n, alg, idx);
 			if (!v)
-				v = find_val(cur.v, cur.n, alg, idx);
+				v = pcr_val_find(cur.v, cur.n, alg, idx);
 			if (!v)
 				return err_set(e, EX_FAIL, "the TPM did not "
 					       "return %s:%u", alg_name(alg),

@@ -21,6 +21,17 @@ static const struct {
 	{TPM2_ALG_SM3_256, "sm3_256"},
 };
 
+struct pcr_val *pcr_val_find(const struct pcr_val *v, int n, uint16_t alg,
+			     unsigned idx)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].alg == alg && v[i].idx == idx)
+			return (struct pcr_val *)&v[i];
+	return NULL;
+}
+
 const char *alg_name(uint16_t alg)
 {
 	size_t i;
@@ -451,16 +462,6 @@ int tpm2_pcr_allocate_auth(struct tpm *t, struct tpm2_auth *pa,
 	return 0;
 }
 
-static struct pcr_val *find_val(struct pcr_vals *o, uint16_t alg,
-				unsigned idx)
-{
-	int i;
-
-	for (i = 0; i < o->n; i++)
-		if (o->v[i].alg == alg && o->v[i].idx == idx)
-			return &o->v[i];
-	return NULL;
-}
 
 /* The first (at most) 8 PCRs of left, in its order: what one PCR_Read
  * answers (a TPML_DIGEST holds 8), so that the last part is known before
@@ -604,7 +605,8 @@ static int pcr_read(struct tpm *t, const struct pcr_sel *sel,
 
 			if (!(sel->b[i].mask & (1u << j)))
 				continue;
-			v = find_val(&tmp, sel->b[i].alg, (unsigned)j);
+			v = pcr_val_find(tmp.v, tmp.n, sel->b[i].alg,
+					 (unsigned)j);
 			if (!v)
 				return err_set(t->e, EX_IO, "TPM2_PCR_Read: "
 					       "missing value");
