@@ -20,6 +20,10 @@
 #define TPM12_NOSPACE			0x11u	/* no room to load a key */
 #define TPM12_RESOURCES			0x15u	/* no room for a session */
 
+/* TPM_RESOURCE_TYPE: what TPM_FlushSpecific and TPM_CAP_HANDLE name */
+#define TPM12_RT_KEY			0x00000001u
+#define TPM12_RT_AUTH			0x00000002u
+
 #define TPM12_ORD_OIAP			0x0000000a
 #define TPM12_ORD_OSAP			0x0000000b
 #define TPM12_ORD_Extend		0x00000014
@@ -65,6 +69,10 @@ struct tpm12_call {
  * must act on nothing.  Sessions are marked ended when the TPM ended
  * them (continueAuthSession 0, or any error). */
 int tpm12_call(struct tpm *t, struct tpm12_call *c);
+/* TPM_FlushSpecific(handle, rt): the one place it is sent (keys,
+ * sessions, leftovers).  An answer with bytes after the header is
+ * exit 3. */
+int tpm12_flush(struct tpm *t, uint32_t handle, uint32_t rt);
 
 /* Check a raw response for command ordinal ord with na authorizations:
  * the parser tpm12_call uses, exposed for tests and fuzzing.  On success

@@ -14,7 +14,6 @@ struct tpm;
 
 #define TPM12_ORD_CreateWrapKey	0x0000001f
 #define TPM12_ORD_LoadKey2	0x00000041
-#define TPM12_RT_KEY		0x00000001
 
 /* The OSAP entity type for a key handle: TPM_ET_SRK for the SRK,
  * TPM_ET_KEYHANDLE otherwise. */

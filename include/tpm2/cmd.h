@@ -28,9 +28,10 @@ struct tpm {
 	struct tberr *e;
 	tpm_trace_fn trace;
 	unsigned ncmds;		/* commands sent, for bench and tests */
-	/* Transient objects and sessions this process loaded and has not
-	 * flushed (lib/tpm2/cmd.c): never taken for another's leftovers.
-	 * nown past TPM2_OWN_MAX: no longer known, nothing is flushed. */
+	/* Transient objects and sessions (keys and sessions on a 1.2) this
+	 * process loaded and has not flushed: never taken for another's
+	 * leftovers (tpm_own_add, tpm_own_drop, tpm_own_has, below).  nown
+	 * past TPM2_OWN_MAX: no longer known, nothing is flushed. */
 #define TPM2_OWN_MAX 16
 	uint32_t own[TPM2_OWN_MAX];
 	unsigned nown;
@@ -112,6 +113,14 @@ struct tpm2_call {
 int tpm_open(struct tpm **out, const char *conf, int timeout_s,
 	     struct tberr *e);
 void tpm_close(struct tpm *t);
+
+/* The handles this process loaded (struct tpm's own[]): added when a
+ * command answers one, dropped when it is flushed or ended.  Past
+ * TPM2_OWN_MAX nothing is known any more (tpm_own_has then says yes to
+ * every handle, so nothing is taken for a leftover). */
+void tpm_own_add(struct tpm *t, uint32_t h);
+void tpm_own_drop(struct tpm *t, uint32_t h);
+int tpm_own_has(const struct tpm *t, uint32_t h);
 
 /* Run one command.  Returns 0, or an exit code with t->e set to
  * "TPM2_Name: TPM_RC_X: sentence" (e->rc holds the code). */

@@ -8,8 +8,6 @@
 #include "tpm12/key.h"
 #include "tpm12/session.h"
 
-#define TPM12_RT_AUTH	0x00000002u
-
 static const struct {
 	uint32_t ord;
 	const char *name;
@@ -218,17 +216,6 @@ static uint32_t be32(const uint8_t *p)
 
 /* Keys and sessions this process loaded (struct tpm's own[], as on
  * 2.0): never taken for another's leftovers. */
-static void own_drop(struct tpm *t, uint32_t h)
-{
-	unsigned i;
-
-	for (i = 0; i < t->nown && i < TPM2_OWN_MAX; i++)
-		if (t->own[i] == h) {
-			t->own[i] = t->own[--t->nown];
-			break;
-		}
-}
-
 static void own_note(struct tpm *t, const struct tpm12_call *c)
 {
 	int i;
@@ -236,28 +223,12 @@ static void own_note(struct tpm *t, const struct tpm12_call *c)
 	/* Sessions the command ended (continueAuthSession 0) */
 	for (i = 0; i < c->na; i++)
 		if (!c->auth[i]->active)
-			own_drop(t, c->auth[i]->handle);
-	if (c->ord == TPM12_ORD_FlushSpecific && c->inlen >= 4) {
-		own_drop(t, be32(c->in));
-		return;
-	}
-	if ((c->ord != TPM12_ORD_OIAP && c->ord != TPM12_ORD_OSAP &&
-	     c->ord != TPM12_ORD_LoadKey2) || c->outlen < 4 ||
-	    t->nown > TPM2_OWN_MAX)
-		return;
-	if (t->nown < TPM2_OWN_MAX)
-		t->own[t->nown] = be32(c->out);
-	t->nown++;
-}
-
-static int is_own(const struct tpm *t, uint32_t h)
-{
-	unsigned i;
-
-	for (i = 0; i < t->nown && i < TPM2_OWN_MAX; i++)
-		if (t->own[i] == h)
-			return 1;
-	return 0;
+			tpm_own_drop(t, c->auth[i]->handle);
+	if (c->ord == TPM12_ORD_FlushSpecific && c->inlen >= 4)
+		tpm_own_drop(t, be32(c->in));
+	else if ((c->ord == TPM12_ORD_OIAP || c->ord == TPM12_ORD_OSAP ||
+		  c->ord == TPM12_ORD_LoadKey2) && c->outlen >= 4)
+		tpm_own_add(t, be32(c->out));
 }
 
 /* A process killed with keys loaded or sessions open leaves them in a
@@ -291,23 +262,10 @@ static unsigned flush_leftovers(struct tpm *t)
 			hs[i] = tb_get_u32(&r);
 		if (tb_err(&r) || tb_left(&r) || n > 64)
 			break;
-		for (i = 0; i < n; i++) {
-			struct tpm12_call c = {
-				.ord = TPM12_ORD_FlushSpecific
-			};
-			uint8_t in[8];
-			struct tb b;
-
-			if (is_own(t, hs[i]))
-				continue;
-			tb_init(&b, in, sizeof(in));
-			tb_put_u32(&b, hs[i]);
-			tb_put_u32(&b, rts[k]);
-			c.in = in;
-			c.inlen = b.len;
-			if (tpm12_call(t, &c) == 0)
+		for (i = 0; i < n; i++)
+			if (!tpm_own_has(t, hs[i]) &&
+			    tpm12_flush(t, hs[i], rts[k]) == 0)
 				flushed++;
-		}
 	}
 	t->in_recovery = 0;
 	*t->e = keep;
@@ -384,7 +342,7 @@ again:
 		/* A failed command ends its sessions (Part 1, 11.2). */
 		for (i = 0; i < c->na; i++) {
 			c->auth[i]->active = 0;
-			own_drop(t, c->auth[i]->handle);
+			tpm_own_drop(t, c->auth[i]->handle);
 		}
 		tpm12_rc_describe(c->rc, what, sizeof(what));
 		err_set(t->e, tpm12_rc_exit(c->rc), "%s: %s", name, what);
@@ -407,4 +365,23 @@ again:
 	c->outlen = blen;
 	own_note(t, c);
 	return 0;
+}
+
+int tpm12_flush(struct tpm *t, uint32_t handle, uint32_t rt)
+{
+	struct tpm12_call c = { .ord = TPM12_ORD_FlushSpecific };
+	uint8_t in[8];
+	struct tb b;
+	int rc;
+
+	tb_init(&b, in, sizeof(in));
+	tb_put_u32(&b, handle);
+	tb_put_u32(&b, rt);
+	c.in = in;
+	c.inlen = b.len;
+	rc = tpm12_call(t, &c);
+	if (rc == 0 && c.outlen)
+		rc = err_set(t->e, EX_IO, "TPM_FlushSpecific: unexpected "
+			     "bytes in the response");
+	return rc;
 }

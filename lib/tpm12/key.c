@@ -105,21 +105,9 @@ int tpm12_loadkey2(struct tpm *t, uint32_t parent, const uint8_t
 
 int tpm12_flush_key(struct tpm *t, uint32_t handle)
 {
-	struct tpm12_call c = { .ord = TPM12_ORD_FlushSpecific };
 	struct tberr keep = *t->e;
-	uint8_t in[8];
-	struct tb b;
-	int rc;
+	int rc = tpm12_flush(t, handle, TPM12_RT_KEY);
 
-	tb_init(&b, in, sizeof(in));
-	tb_put_u32(&b, handle);
-	tb_put_u32(&b, TPM12_RT_KEY);
-	c.in = in;
-	c.inlen = b.len;
-	rc = tpm12_call(t, &c);
-	if (rc == 0 && c.outlen)
-		rc = err_set(t->e, EX_IO, "TPM_FlushSpecific: unexpected "
-			     "bytes in the response");
 	if (rc && keep.code)
 		*t->e = keep;
 	return rc;

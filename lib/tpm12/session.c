@@ -169,21 +169,8 @@ int tpm12_sess_end(struct tpm *t, struct tpm12_sess *s)
 {
 	int rc = 0;
 
-	if (s->active) {
-		struct tpm12_call c = { .ord = TPM12_ORD_FlushSpecific };
-		uint8_t in[8];
-		struct tb b;
-
-		tb_init(&b, in, sizeof(in));
-		tb_put_u32(&b, s->handle);
-		tb_put_u32(&b, 2);	/* TPM_RT_AUTH */
-		c.in = in;
-		c.inlen = b.len;
-		rc = tpm12_call(t, &c);
-		if (rc == 0 && c.outlen)
-			rc = err_set(t->e, EX_IO, "TPM_FlushSpecific: "
-				     "unexpected bytes in the response");
-	}
+	if (s->active)
+		rc = tpm12_flush(t, s->handle, TPM12_RT_AUTH);
 	explicit_bzero(s, sizeof(*s));
 	return rc;
 }

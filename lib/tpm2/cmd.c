@@ -353,41 +353,57 @@ static int is_loaded_kind(uint32_t h)
 	return ht == 0x80 || ht == 0x02 || ht == 0x03;
 }
 
-static void own_note(struct tpm *t, const struct tpm2_call *c)
+void tpm_own_add(struct tpm *t, uint32_t h)
+{
+	if (t->nown < TPM2_OWN_MAX)
+		t->own[t->nown] = h;
+	if (t->nown <= TPM2_OWN_MAX)
+		t->nown++;
+}
+
+void tpm_own_drop(struct tpm *t, uint32_t h)
 {
 	unsigned i;
 
-	if (c->cc == TPM2_CC_FlushContext && c->plen >= 4) {
-		uint32_t h = ((uint32_t)c->params[0] << 24) |
-			     ((uint32_t)c->params[1] << 16) |
-			     ((uint32_t)c->params[2] << 8) | c->params[3];
+	if (t->nown > TPM2_OWN_MAX)
+		return;
+	for (i = 0; i < t->nown; i++)
+		if (t->own[i] == h) {
+			t->own[i] = t->own[--t->nown];
+			return;
+		}
+}
 
-		for (i = 0; i < t->nown && i < TPM2_OWN_MAX; i++)
-			if (t->own[i] == h) {
-				t->own[i] = t->own[--t->nown];
-				break;
-			}
-		return;
-	}
-	if (!c->nrh || !is_loaded_kind(c->rh) || t->nown > TPM2_OWN_MAX)
-		return;
-	if (t->nown < TPM2_OWN_MAX)
-		t->own[t->nown] = c->rh;
-	t->nown++;
+int tpm_own_has(const struct tpm *t, uint32_t h)
+{
+	unsigned i;
+
+	if (t->nown > TPM2_OWN_MAX)
+		return 1;
+	for (i = 0; i < t->nown; i++)
+		if (t->own[i] == h)
+			return 1;
+	return 0;
+}
+
+static void own_note(struct tpm *t, const struct tpm2_call *c)
+{
+	if (c->cc == TPM2_CC_FlushContext && c->plen >= 4)
+		tpm_own_drop(t, ((uint32_t)c->params[0] << 24) |
+				((uint32_t)c->params[1] << 16) |
+				((uint32_t)c->params[2] << 8) | c->params[3]);
+	else if (c->nrh && is_loaded_kind(c->rh))
+		tpm_own_add(t, c->rh);
 }
 
 static int is_own(const struct tpm *t, uint32_t h)
 {
-	unsigned i;
-
 	/* Sessions: the TPM may list a policy session (0x03) among the
 	 * loaded ones (0x02); the low 24 bits name it either way. */
-	for (i = 0; i < t->nown && i < TPM2_OWN_MAX; i++)
-		if (t->own[i] == h || ((t->own[i] >> 24) != 0x80 &&
-				       (h >> 24) != 0x80 &&
-				       ((t->own[i] ^ h) & 0xffffffu) == 0))
-			return 1;
-	return 0;
+	return tpm_own_has(t, h) ||
+	       ((h >> 24) != 0x80 &&
+		(tpm_own_has(t, (h & 0xffffffu) | 0x02000000u) ||
+		 tpm_own_has(t, (h & 0xffffffu) | 0x03000000u)));
 }
 
 /* A process killed with objects or sessions loaded (kill -9, the OOM
